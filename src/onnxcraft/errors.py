@@ -1,0 +1,85 @@
+"""The one exception hierarchy of onnxcraft.
+
+Every error a user can trigger is an :class:`OnnxcraftError`. Subclasses say which stage
+failed; messages say what was expected, what was received and, where there is one, the fix.
+Several subclasses also derive from the matching builtin (``TypeError``, ``ValueError``) so
+that generic ``except`` clauses written against the builtins keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "OnnxcraftError",
+    "SpecError",
+    "ProtoError",
+    "ModelFileError",
+    "ExternalDataError",
+    "TensorConversionError",
+    "BuildError",
+    "OpInputError",
+    "OpAttributeError",
+    "InferenceError",
+    "ValidationError",
+    "EvaluationError",
+    "MissingKernelError",
+]
+
+
+class OnnxcraftError(Exception):
+    """Base class of every error onnxcraft raises on purpose."""
+
+
+class SpecError(OnnxcraftError, ValueError):
+    """An operator spec file is malformed, or an operator/version is unknown."""
+
+
+class ProtoError(OnnxcraftError, ValueError):
+    """A protobuf message is malformed or of the wrong kind."""
+
+
+class ModelFileError(OnnxcraftError, OSError):
+    """A model file cannot be read or written (truncated, corrupt, not ONNX, I/O failure)."""
+
+
+class ExternalDataError(ModelFileError):
+    """External tensor data is missing, out of bounds or points outside the model folder."""
+
+
+class TensorConversionError(OnnxcraftError, ValueError):
+    """A tensor cannot be converted between numpy and TensorProto."""
+
+
+class BuildError(OnnxcraftError, ValueError):
+    """A graph cannot be built: name clashes, missing inputs, mixed opsets, bad outputs."""
+
+
+class OpInputError(BuildError, TypeError):
+    """An operator received an input of the wrong kind, type or count."""
+
+
+class OpAttributeError(BuildError, TypeError):
+    """An operator received an attribute of the wrong type, value, or is missing one."""
+
+
+class InferenceError(OnnxcraftError, ValueError):
+    """Shapes or types of an operator's inputs contradict each other."""
+
+
+class ValidationError(OnnxcraftError, ValueError):
+    """A model breaks the ONNX IR rules. ``problems`` lists every problem found."""
+
+    def __init__(self, problems: Iterable[str]) -> None:
+        self.problems: tuple[str, ...] = tuple(problems)
+        count = len(self.problems)
+        header = f"model is invalid: {count} problem{'s' if count != 1 else ''}"
+        super().__init__("\n  - ".join([header, *self.problems]))
+
+
+class EvaluationError(OnnxcraftError, RuntimeError):
+    """A model cannot be evaluated: bad feeds, a kernel failure, an unsupported case."""
+
+
+class MissingKernelError(EvaluationError, NotImplementedError):
+    """No evaluator kernel exists for an operator version."""

@@ -1,0 +1,111 @@
+"""The kernel table: (domain, op_type, since_version) -> numpy kernel.
+
+Kernels are registered explicitly by the family modules listed in
+:mod:`onnxcraft.evaluate.kernels` (each exposes ``register(kernels)``); nothing is found by
+scanning globals. A kernel is called as ``fn(*inputs, **attributes)`` or, when registered with
+``context=True``, as ``fn(ctx, *inputs, **attributes)``:
+
+- ``inputs`` are numpy arrays, ``list`` for sequences, ``dict`` for maps and ``None`` for an
+  omitted optional input (trailing omitted inputs are passed as ``None`` too, up to the number
+  of inputs the node names).
+- ``attributes`` are the node's attributes with the spec's defaults filled in, as plain Python
+  values: ``int``, ``float``, ``str``, ``list`` of those, numpy arrays for tensors, a
+  :class:`~onnxcraft.evaluate.registry.Subgraph` callable for graphs, and
+  :class:`~onnxcraft.evaluate.registry.TypeAttr` for TYPE_PROTO attributes. Attributes that are
+  absent and have no default are not passed, so the kernel's own keyword default applies.
+- The kernel returns one value or a tuple with one entry per declared output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "Kernel",
+    "KernelContext",
+    "KernelEntry",
+    "KernelRegistry",
+    "Subgraph",
+    "TypeAttr",
+]
+
+Kernel = Callable[..., Any]
+
+
+class Subgraph(Protocol):
+    """A graph attribute, prepared for evaluation: call it with the body's inputs."""
+
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+
+    def __call__(self, *inputs: Any) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class TypeAttr:
+    """A TYPE_PROTO attribute: the value kind and, for tensors, the ONNX element type."""
+
+    kind: str  # "tensor" | "sequence" | "optional" | "map" | "sparse_tensor"
+    elem_type: int = 0
+    inner: TypeAttr | None = None
+
+
+@dataclass(frozen=True)
+class KernelContext:
+    """What a context-aware kernel may know about the node it evaluates."""
+
+    domain: str
+    op_type: str
+    since_version: int
+    opset: int
+    num_outputs: int
+    outputs_requested: tuple[bool, ...]
+    node_name: str = ""
+    input_elem_types: tuple[int | None, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    domain: str
+    op_type: str
+    since_version: int
+    fn: Kernel
+    context: bool
+
+
+class KernelRegistry:
+    """Kernels keyed by the operator identifier (domain, op_type, since_version)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str, int], KernelEntry] = {}
+
+    def add(
+        self,
+        op_type: str,
+        fn: Kernel,
+        *,
+        since: int | Iterable[int],
+        domain: str = "",
+        context: bool = False,
+    ) -> None:
+        """Register ``fn`` for every listed since_version of ``domain::op_type``."""
+        versions: Sequence[int] = (since,) if isinstance(since, int) else tuple(since)
+        for version in versions:
+            key = (domain, op_type, version)
+            if key in self._entries:
+                raise ValueError(f"kernel for {domain or 'ai.onnx'}::{op_type}@{version} is registered twice")
+            self._entries[key] = KernelEntry(domain, op_type, version, fn, context)
+
+    def lookup(self, domain: str, op_type: str, since_version: int) -> KernelEntry | None:
+        return self._entries.get((domain, op_type, since_version))
+
+    def keys(self) -> list[tuple[str, str, int]]:
+        return sorted(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
