@@ -1,10 +1,28 @@
 """onnxcraft: build ONNX models from Python code.
 
+    import numpy as np
+    import onnxcraft as oc
+    from onnxcraft.opset.ai.onnx import v21 as op
+
+    X = oc.arg("X", np.float32, ("N", 4))
+    Y = op.Add(op.MatMul(X, np.ones((4, 3), np.float32)), 0.5)
+    model = oc.build(inputs=[X], outputs={"Y": Y})
+
 The public API is listed in ``__all__``, grouped by concern; everything else is internal.
 """
 
 from __future__ import annotations
 
+from onnxcraft import proto
+from onnxcraft.core.api import arg, const, custom_op
+from onnxcraft.core.bodies import subgraph
+from onnxcraft.core.build import build
+from onnxcraft.core.check import check
+from onnxcraft.core.function import function
+from onnxcraft.core.inline import inline
+from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor
+from onnxcraft.core.var import Var
+from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import (
     BuildError,
     EvaluationError,
@@ -20,10 +38,58 @@ from onnxcraft.errors import (
     TensorConversionError,
     ValidationError,
 )
+from onnxcraft.evaluate.evaluator import Evaluator, evaluate
+from onnxcraft.evaluate.kernels import register_kernel
+from onnxcraft.infer.model import infer_shapes
+from onnxcraft.io import load, save
+from onnxcraft.proto.tensor import (
+    from_array,
+    from_sparse,
+    from_value,
+    sparse_to_dense,
+    to_array,
+    to_sparse,
+    to_value,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    # building models
+    "arg",
+    "build",
+    "const",
+    "custom_op",
+    "function",
+    "inline",
+    "subgraph",
+    "Var",
+    # types
+    "ElementType",
+    "Map",
+    "Optional",
+    "Sequence",
+    "SparseTensor",
+    "Tensor",
+    # checking, inference, evaluation
+    "check",
+    "evaluate",
+    "Evaluator",
+    "infer_shapes",
+    "register_kernel",
+    # model files
+    "load",
+    "save",
+    # tensors and values
+    "from_array",
+    "from_sparse",
+    "from_value",
+    "sparse_to_dense",
+    "to_array",
+    "to_sparse",
+    "to_value",
+    # the protobuf classes
+    "proto",
     # errors
     "OnnxcraftError",
     "BuildError",

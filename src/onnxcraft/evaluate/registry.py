@@ -95,7 +95,9 @@ class KernelRegistry:
         for version in versions:
             key = (domain, op_type, version)
             if key in self._entries:
-                raise ValueError(f"kernel for {domain or 'ai.onnx'}::{op_type}@{version} is registered twice")
+                raise ValueError(
+                    f"kernel for {domain or 'ai.onnx'}::{op_type}@{version} is registered twice"
+                )
             self._entries[key] = KernelEntry(domain, op_type, version, fn, context)
 
     def lookup(self, domain: str, op_type: str, since_version: int) -> KernelEntry | None:

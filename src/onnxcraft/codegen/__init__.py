@@ -1,0 +1,1 @@
+"""Code generation: typed opset modules from operator specs (``python -m onnxcraft.codegen``)."""

@@ -1,0 +1,94 @@
+"""Entry points of the DSL that are not operators: inputs, forced constants, ad hoc operators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from onnxcraft.core import literals
+from onnxcraft.core.emit import emit, emit_node
+from onnxcraft.core.opinfo import custom_op_info
+from onnxcraft.core.scope import current_scope
+from onnxcraft.core.types import Map, Optional, SparseTensor, Tensor, ValueType
+from onnxcraft.core.types import Sequence as SequenceType
+from onnxcraft.core.var import ARG, Var
+from onnxcraft.dtypes import element_type_of
+from onnxcraft.errors import BuildError
+
+__all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op"]
+
+# The ai.onnx opset used by operator overloading on Var and by oc.const.
+DEFAULT_OPSET = 21
+
+_TYPES = (Tensor, SparseTensor, SequenceType, Optional, Map)
+
+
+def arg(name: str, dtype: Any = None, shape: Iterable[Any] | None = None) -> Var:
+    """A graph input: ``arg("X", np.float32, ("N", 4))`` or ``arg("S", oc.Sequence(...))``.
+
+    Dims are ints, str symbols or None (unknown); ``shape=None`` leaves the rank unknown.
+    """
+    if not isinstance(name, str) or not name:
+        raise BuildError(f"arg: name must be a non-empty str, got {name!r}")
+    if isinstance(dtype, _TYPES):
+        if shape is not None:
+            raise BuildError(
+                f"arg {name!r}: pass either a type ({dtype}) or a dtype and shape, not both"
+            )
+        value_type: ValueType = dtype
+    else:
+        if dtype is None:
+            raise BuildError(
+                f"arg {name!r}: a dtype (e.g. np.float32) or a type (oc.Tensor(...)) is required"
+            )
+        value_type = Tensor(dtype, shape)
+    if current_scope() != 0:
+        raise BuildError(f"arg {name!r}: graph inputs cannot be created inside a subgraph body")
+    return Var(value_type, kind=ARG, name=name)
+
+
+def const(value: Any, dtype: Any = None) -> Var:
+    """A constant emitted as a Constant node (instead of an initializer)."""
+    array = literals.literal_array("const", "value", value)
+    if dtype is not None:
+        elem = element_type_of(dtype)
+        array = literals.convert("const", "value", array, elem)
+    from onnxcraft import specs
+
+    since = specs.resolve_since_version("", "Constant", DEFAULT_OPSET)
+    assert since is not None
+    return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]
+
+
+def custom_op(
+    op_type: str,
+    *inputs: Any,
+    domain: str,
+    version: int = 1,
+    outputs: int = 1,
+    infer: Callable[[Sequence[ValueType | None], dict[str, Any]], Sequence[ValueType | None]]
+    | None = None,
+    **attributes: Any,
+) -> tuple[Var, ...]:
+    """Emit a node of any operator, e.g. one your runtime provides.
+
+    ``infer`` optionally maps (input types, attributes) to the output types; without it the
+    outputs' types are unknown. Attribute types follow from the Python values given.
+    """
+    if not isinstance(op_type, str) or not op_type:
+        raise BuildError(f"custom_op: op_type must be a non-empty str, got {op_type!r}")
+    if domain in ("", "ai.onnx"):
+        raise BuildError(
+            f"custom_op {op_type!r}: domain {domain!r} is the standard one; use the generated "
+            f"opset modules (onnxcraft.opset.ai.onnx) for standard operators"
+        )
+    if outputs < 1:
+        raise BuildError(f"custom_op {op_type!r}: outputs must be >= 1, got {outputs}")
+    op = custom_op_info(domain, op_type, len(inputs), outputs)
+    op.since_version = version
+    if infer is not None:
+        op.rule = lambda ctx: infer(list(ctx.input_types), dict(ctx.attributes))
+    op.rule_resolved = True
+    return emit_node(op, version, inputs, attributes)

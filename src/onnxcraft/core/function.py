@@ -1,0 +1,126 @@
+"""``@oc.function(domain, name)``: a Python function as an ONNX FunctionProto.
+
+Calling the decorated function emits one node of ``domain::name``; a model using it carries the
+FunctionProto (traced from the Python body once, on the first call) and an opset import for the
+domain. Keyword-only parameters become function attributes: inside the body they are
+:class:`AttrRef` values, which operators record as references (``ref_attr_name``) while shape
+inference sees the value of the call being traced.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from onnxcraft.core.emit import emit_node
+from onnxcraft.core.function_ref import AttrRef
+from onnxcraft.core.opinfo import SINGLE, FormalInfo, OpInfo
+from onnxcraft.core.scope import new_scope
+from onnxcraft.core.types import ValueType
+from onnxcraft.core.var import ARG, Body, Var
+from onnxcraft.errors import BuildError
+
+__all__ = ["AttrRef", "FunctionDef", "function"]
+
+
+class FunctionDef:
+    """A traced-on-first-call ONNX function; calling it emits a node."""
+
+    def __init__(self, fn: Callable[..., Any], domain: str, name: str, version: int) -> None:
+        self.fn = fn
+        self.domain = domain
+        self.name = name
+        self.version = version
+        signature = inspect.signature(fn)
+        self.input_names: list[str] = []
+        self.attribute_defaults: dict[str, Any] = {}
+        for param in signature.parameters.values():
+            if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                self.input_names.append(param.name)
+            elif param.kind == param.KEYWORD_ONLY:
+                self.attribute_defaults[param.name] = (
+                    None if param.default is inspect.Parameter.empty else param.default
+                )
+            else:
+                raise BuildError(
+                    f"@function {name}: *args/**kwargs are not supported; inputs are positional "
+                    f"parameters and attributes keyword-only ones"
+                )
+        self.body: Body | None = None
+        self.attribute_names: list[str] = list(self.attribute_defaults)
+        self.traced_types: list[ValueType | None] | None = None
+        self.op = OpInfo(
+            domain,
+            name,
+            version,
+            inputs=tuple(FormalInfo(n, SINGLE, None, ()) for n in self.input_names),
+            outputs=(),
+            attributes={},
+            custom=True,
+        )
+        self.op.extra["function"] = self
+        self.op.rule_resolved = True
+        functools.update_wrapper(self, fn)
+
+    def _trace(self, types: list[ValueType | None], attrs: dict[str, Any]) -> Body:
+        refs = {k: AttrRef(k, v) for k, v in attrs.items()}
+        with new_scope(function=True) as scope:
+            args = [Var(t, kind=ARG, scope=scope, name=n) for t, n in zip(types, self.input_names)]
+            result = self.fn(*args, **refs)
+            outputs = [result] if isinstance(result, Var) else list(result)
+            for i, out in enumerate(outputs):
+                if not isinstance(out, Var):
+                    raise BuildError(
+                        f"@function {self.name}: output {i} must be a Var, got {type(out).__name__}"
+                    )
+        return Body(args, outputs, scope, self.name)
+
+    def __call__(self, *inputs: Any, **attributes: Any) -> Any:
+        if len(inputs) != len(self.input_names):
+            raise BuildError(
+                f"{self.name}: expected {len(self.input_names)} inputs "
+                f"({', '.join(self.input_names)}), got {len(inputs)}"
+            )
+        unknown = [k for k in attributes if k not in self.attribute_defaults]
+        if unknown:
+            raise BuildError(
+                f"{self.name}: unknown attribute(s) {unknown}; attributes: {self.attribute_names}"
+            )
+        values = {**self.attribute_defaults, **attributes}
+        missing = [k for k, v in values.items() if v is None]
+        if missing:
+            raise BuildError(f"{self.name}: missing required attribute(s) {missing}")
+        types = [v.type if isinstance(v, Var) else None for v in inputs]
+        body = self._trace(types, values)
+        if self.body is None:
+            self.body = body
+            self.traced_types = types
+        self.op.outputs = tuple(
+            FormalInfo(f"output_{i}", SINGLE, None, ()) for i in range(len(body.outputs))
+        )
+        out_types = [v.type for v in body.outputs]
+        self.op.rule = lambda ctx: out_types
+        outputs = emit_node(self.op, self.version, inputs, dict(attributes))
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def to_ir(self) -> Any:
+        from onnxcraft.core.build import function_ir
+
+        if self.body is None:
+            raise BuildError(f"function {self.name} was never called, so it has no body")
+        return function_ir(self)
+
+
+def function(
+    domain: str, name: str | None = None, *, version: int = 1
+) -> Callable[[Callable[..., Any]], FunctionDef]:
+    """Decorator: turn a Python function into an ONNX function of ``domain``."""
+    if not isinstance(domain, str) or not domain or domain in ("ai.onnx",):
+        raise BuildError(f"function: domain must be a custom domain name, got {domain!r}")
+
+    def decorate(fn: Callable[..., Any]) -> FunctionDef:
+        return FunctionDef(fn, domain, name or fn.__name__, version)
+
+    return decorate

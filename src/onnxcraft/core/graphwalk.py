@@ -1,0 +1,94 @@
+"""Finding what a graph (or a subgraph body) consists of, starting from its outputs.
+
+The walk is iterative (chains of 100k nodes must not hit the recursion limit) and
+deterministic: nodes come out in post-order of the inputs, which is a topological order.
+A body's own nodes are those created in its tracing scope; any other value it uses is captured
+from an enclosing scope and becomes a dependency of the node that owns the body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from onnxcraft.core.var import ARG, INITIALIZER, Body, Node, Var
+
+__all__ = ["Collected", "collect", "collect_body"]
+
+
+@dataclass
+class Collected:
+    nodes: list[Node] = field(default_factory=list)  # topological order
+    args: list[Var] = field(default_factory=list)  # ARG Vars of this scope reached
+    captures: list[Var] = field(default_factory=list)  # Vars of enclosing scopes reached
+    constants: list[Var] = field(default_factory=list)  # lifted literals reached
+    bodies: dict[int, Collected] = field(default_factory=dict)  # id(Body) -> its contents
+
+
+def collect_body(body: Body, cache: dict[int, Collected]) -> Collected:
+    key = id(body)
+    found = cache.get(key)
+    if found is None:
+        found = collect(body.outputs, body.scope, cache)
+        cache[key] = found
+    return found
+
+
+def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None = None) -> Collected:
+    """Everything the values ``outputs`` depend on within ``scope``."""
+    if cache is None:
+        cache = {}
+    result = Collected()
+    seen_vars: set[int] = set()
+    done_nodes: set[int] = set()
+
+    def classify(var: Var) -> Node | None:
+        """Record a leaf Var; return its producer when that is a node of this scope."""
+        if id(var) in seen_vars:
+            return None
+        node = var.producer
+        if var.kind == INITIALIZER:
+            seen_vars.add(id(var))
+            result.constants.append(var)
+            return None
+        if var.kind == ARG or node is None:
+            seen_vars.add(id(var))
+            (result.args if var.scope == scope else result.captures).append(var)
+            return None
+        if node.scope != scope:
+            seen_vars.add(id(var))
+            result.captures.append(var)
+            return None
+        return node
+
+    for out in outputs:
+        root = classify(out)
+        if root is None or id(root) in done_nodes:
+            continue
+        # Iterative post-order DFS: a frame is (node, dependencies, next index).
+        stack: list[tuple[Node, list[Var], int]] = [(root, _dependencies(root, cache), 0)]
+        on_stack = {id(root)}
+        while stack:
+            node, deps, i = stack[-1]
+            if i < len(deps):
+                stack[-1] = (node, deps, i + 1)
+                child = classify(deps[i])
+                if child is not None and id(child) not in done_nodes and id(child) not in on_stack:
+                    stack.append((child, _dependencies(child, cache), 0))
+                    on_stack.add(id(child))
+                continue
+            stack.pop()
+            on_stack.discard(id(node))
+            done_nodes.add(id(node))
+            result.nodes.append(node)
+            for body in node.bodies():
+                result.bodies[id(body)] = cache[id(body)]
+    return result
+
+
+def _dependencies(node: Node, cache: dict[int, Collected]) -> list[Var]:
+    deps = [v for v in node.inputs if v is not None]
+    for body in node.bodies():
+        inner = collect_body(body, cache)
+        deps.extend(inner.captures)
+        deps.extend(inner.constants)
+    return deps

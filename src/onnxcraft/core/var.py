@@ -1,0 +1,240 @@
+"""The expression graph: Var (a value) and Node (an operator application).
+
+Vars are created by ``oc.arg``, by lifting literals, and as outputs of operator calls. Nothing
+is named or serialized here: ``build`` walks the graph from the outputs, names what is unnamed
+and writes the model. Vars and Nodes are deliberately plain ``__slots__`` classes: a converter
+creates hundreds of thousands of them, so each must be cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from onnxcraft.core.types import Map, Optional, Sequence, Shape, SparseTensor, Tensor, ValueType
+from onnxcraft.dtypes import ElementType, numpy_dtype
+from onnxcraft.errors import BuildError
+
+if TYPE_CHECKING:
+    from onnxcraft.core.opinfo import OpInfo
+
+__all__ = ["Var", "Node", "Body", "ARG", "CONST", "INITIALIZER", "NODE_OUTPUT"]
+
+# What produces a Var.
+ARG = 0  # a graph (or subgraph/function body) input
+INITIALIZER = 1  # a lifted literal, stored as an initializer
+CONST = 2  # a literal forced into a Constant node by oc.const (producer is that node)
+NODE_OUTPUT = 3  # an output of an operator node
+
+
+class Var:
+    """A typed value of the graph being built: an input, a constant or an operator output."""
+
+    __slots__ = ("__weakref__", "_name", "index", "kind", "producer", "scope", "type", "value")
+
+    def __init__(
+        self,
+        type: ValueType | None,
+        *,
+        kind: int = NODE_OUTPUT,
+        producer: Node | None = None,
+        index: int = 0,
+        name: str | None = None,
+        value: Any = None,
+        scope: int = 0,
+    ) -> None:
+        self.type = type
+        self.kind = kind
+        self.producer = producer
+        self.index = index
+        self._name = name
+        self.value = value  # known value (numpy array) when constant, else None
+        self.scope = scope  # id of the tracing scope that created this Var (0: top level)
+
+    # -- type accessors ---------------------------------------------------------------------
+
+    @property
+    def elem_type(self) -> ElementType | None:
+        """The ONNX element type of a tensor Var (None when unknown or not a tensor)."""
+        t = self.type
+        return t.elem_type if isinstance(t, (Tensor, SparseTensor)) else None
+
+    @property
+    def dtype(self) -> np.dtype[Any] | None:
+        """The numpy dtype of a tensor Var (None when unknown or not a tensor)."""
+        elem = self.elem_type
+        return None if elem is None else numpy_dtype(elem)
+
+    @property
+    def shape(self) -> Shape:
+        """The tensor shape: dims are int, str symbols or None; None when the rank is unknown."""
+        t = self.type
+        return t.shape if isinstance(t, (Tensor, SparseTensor)) else None
+
+    @property
+    def rank(self) -> int | None:
+        shape = self.shape
+        return None if shape is None else len(shape)
+
+    @property
+    def name(self) -> str | None:
+        """The explicit name, if one was given (generated names exist only in built models)."""
+        return self._name
+
+    def named(self, name: str) -> Var:
+        """Give this value an explicit name in the built model; returns the Var itself."""
+        if not isinstance(name, str) or not name:
+            raise BuildError(f"named(): expected a non-empty str, got {name!r}")
+        if self.kind == ARG and self._name is not None and self._name != name:
+            raise BuildError(f"named(): the input {self._name!r} cannot be renamed to {name!r}")
+        self._name = name
+        return self
+
+    def __repr__(self) -> str:
+        label = self._name or (self.producer.op.op_type if self.producer is not None else "const")
+        return f"Var({label}: {self.type})"
+
+    # -- operator overloading (emitted by onnxcraft.core.overloads at the default opset) -------
+
+    def __add__(self, other: Any) -> Var:
+        return _binary("Add", self, other)
+
+    def __radd__(self, other: Any) -> Var:
+        return _binary("Add", other, self)
+
+    def __sub__(self, other: Any) -> Var:
+        return _binary("Sub", self, other)
+
+    def __rsub__(self, other: Any) -> Var:
+        return _binary("Sub", other, self)
+
+    def __mul__(self, other: Any) -> Var:
+        return _binary("Mul", self, other)
+
+    def __rmul__(self, other: Any) -> Var:
+        return _binary("Mul", other, self)
+
+    def __truediv__(self, other: Any) -> Var:
+        return _binary("Div", self, other)
+
+    def __rtruediv__(self, other: Any) -> Var:
+        return _binary("Div", other, self)
+
+    def __matmul__(self, other: Any) -> Var:
+        return _binary("MatMul", self, other)
+
+    def __rmatmul__(self, other: Any) -> Var:
+        return _binary("MatMul", other, self)
+
+    def __pow__(self, other: Any) -> Var:
+        return _binary("Pow", self, other)
+
+    def __rpow__(self, other: Any) -> Var:
+        return _binary("Pow", other, self)
+
+    def __lt__(self, other: Any) -> Var:
+        return _binary("Less", self, other)
+
+    def __le__(self, other: Any) -> Var:
+        return _binary("LessOrEqual", self, other)
+
+    def __gt__(self, other: Any) -> Var:
+        return _binary("Greater", self, other)
+
+    def __ge__(self, other: Any) -> Var:
+        return _binary("GreaterOrEqual", self, other)
+
+    def __and__(self, other: Any) -> Var:
+        return _binary("And", self, other)
+
+    def __or__(self, other: Any) -> Var:
+        return _binary("Or", self, other)
+
+    def __xor__(self, other: Any) -> Var:
+        return _binary("Xor", self, other)
+
+    def __neg__(self) -> Var:
+        from onnxcraft.core.overloads import neg
+
+        return neg(self)
+
+    def __getitem__(self, index: Any) -> Var:
+        from onnxcraft.core.overloads import getitem
+
+        return getitem(self, index)
+
+    def __bool__(self) -> bool:
+        raise BuildError(
+            "a Var has no truth value while the graph is being built: use op.If for "
+            "data-dependent branches, or compare shapes/types explicitly"
+        )
+
+    __hash__ = object.__hash__
+
+
+class Body:
+    """A traced subgraph (a graph attribute or a function body).
+
+    ``inputs`` are the body's own ARG Vars, ``outputs`` the Vars it returns; ``scope`` is the
+    tracing scope id shared by every Node created while tracing, which tells the builder which
+    nodes belong to the body and which Vars come from enclosing scopes.
+    """
+
+    __slots__ = ("inputs", "name", "outputs", "scope")
+
+    def __init__(self, inputs: list[Var], outputs: list[Var], scope: int, name: str) -> None:
+        self.inputs = inputs
+        self.outputs = outputs
+        self.scope = scope
+        self.name = name
+
+
+class Node:
+    """An operator application: inputs, normalized attributes and output Vars."""
+
+    __slots__ = ("attributes", "inputs", "name", "op", "opset", "outputs", "scope")
+
+    def __init__(
+        self,
+        op: OpInfo,
+        inputs: tuple[Var | None, ...],
+        attributes: dict[str, Any],
+        opset: int,
+        scope: int,
+    ) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.attributes = attributes  # name -> value; graph attributes hold Body objects
+        self.opset = opset  # the opset of the module the operator was called from
+        self.scope = scope
+        self.outputs: tuple[Var, ...] = ()
+        self.name: str | None = None
+
+    def bodies(self) -> list[Body]:
+        """Subgraph attributes, in attribute order."""
+        found: list[Body] = []
+        for value in self.attributes.values():
+            if isinstance(value, Body):
+                found.append(value)
+            elif isinstance(value, list) and value and isinstance(value[0], Body):
+                found.extend(value)
+        return found
+
+    def __repr__(self) -> str:
+        return f"Node({self.op.domain or 'ai.onnx'}::{self.op.op_type}@{self.op.since_version})"
+
+
+def _binary(name: str, left: Any, right: Any) -> Var:
+    from onnxcraft.core.overloads import binary
+
+    return binary(name, left, right)
+
+
+def container_elem(value: ValueType | None) -> ValueType | None:
+    """The element type of a Sequence or Optional (None otherwise)."""
+    if isinstance(value, (Sequence, Optional)):
+        return value.elem
+    if isinstance(value, Map):
+        return value.value
+    return None

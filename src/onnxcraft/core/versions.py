@@ -1,0 +1,84 @@
+"""Which IR version a model needs: per opset (from ONNX's release table) and per feature.
+
+``build`` picks the lowest IR version that supports everything the model uses, so that older
+runtimes can load it; users may ask for a higher one.
+"""
+
+from __future__ import annotations
+
+from onnxcraft.dtypes import ElementType
+
+__all__ = ["LATEST_IR_VERSION", "min_ir_for_opsets", "min_ir_for_elem_type", "FEATURE_IR"]
+
+LATEST_IR_VERSION = 14
+
+# First IR version released with each opset (ONNX release table).
+_AI_ONNX_IR = {
+    **dict.fromkeys(range(1, 9), 3),
+    9: 4,
+    10: 5,
+    11: 6,
+    12: 7,
+    13: 7,
+    14: 7,
+    15: 8,
+    16: 8,
+    17: 8,
+    18: 8,
+    19: 9,
+    20: 9,
+    21: 10,
+    22: 10,
+    23: 11,
+    24: 12,
+    25: 13,
+    26: 13,
+    27: 13,
+    28: 14,
+}
+_AI_ONNX_ML_IR = {1: 3, 2: 6, 3: 8, 4: 9, 5: 10}
+_TRAINING_IR = {1: 7}
+
+# IR versions that introduced model features.
+FEATURE_IR = {
+    "sparse_initializer": 6,
+    "training_info": 7,
+    "functions": 8,
+    "optional_type": 8,
+    "node_metadata": 10,
+}
+
+_ELEM_IR = {
+    ElementType.FLOAT8E4M3FN: 9,
+    ElementType.FLOAT8E4M3FNUZ: 9,
+    ElementType.FLOAT8E5M2: 9,
+    ElementType.FLOAT8E5M2FNUZ: 9,
+    ElementType.UINT4: 10,
+    ElementType.INT4: 10,
+    ElementType.FLOAT4E2M1: 11,
+    ElementType.FLOAT8E8M0: 12,
+    ElementType.UINT2: 12,
+    ElementType.INT2: 12,
+    ElementType.FLOAT6E2M3: 14,
+    ElementType.FLOAT6E3M2: 14,
+}
+
+
+def min_ir_for_opsets(opsets: dict[str, int]) -> int:
+    """The lowest IR version whose release includes every imported opset."""
+    needed = 3
+    for domain, version in opsets.items():
+        if domain in ("", "ai.onnx"):
+            table = _AI_ONNX_IR
+        elif domain == "ai.onnx.ml":
+            table = _AI_ONNX_ML_IR
+        elif domain == "ai.onnx.preview.training":
+            table = _TRAINING_IR
+        else:
+            continue  # custom domains carry no IR requirement
+        needed = max(needed, table.get(version, LATEST_IR_VERSION))
+    return needed
+
+
+def min_ir_for_elem_type(elem: ElementType) -> int:
+    return _ELEM_IR.get(elem, 3)

@@ -1,0 +1,246 @@
+"""Running a model on numpy: ``oc.Evaluator(model)`` prepares once, ``run`` evaluates many times."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from onnxcraft import ir
+from onnxcraft.core.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
+from onnxcraft.dtypes import element_type_of, type_string
+from onnxcraft.errors import EvaluationError, OnnxcraftError
+from onnxcraft.evaluate.kernels import default_registry
+from onnxcraft.evaluate.plan import GraphPlan, Preparer, Step, SubgraphRef
+from onnxcraft.evaluate.registry import KernelRegistry
+
+__all__ = ["Evaluator", "evaluate"]
+
+
+class Evaluator:
+    """A model prepared for evaluation: kernels, attributes and constants resolved once."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        kernels: KernelRegistry | None = None,
+        base_dir: str | Path | None = None,
+    ) -> None:
+        if isinstance(model, ir.Model):
+            model_ir = model
+        else:
+            from onnxcraft.proto.serde import model_from_proto
+
+            model_ir = model_from_proto(model, base_dir=base_dir)
+        self.model = model_ir
+        functions = {(f.domain, f.name): f for f in model_ir.functions}
+        self._preparer = Preparer(model_ir.opset_imports, functions, kernels or default_registry())
+        self._plan = self._preparer.graph(model_ir.graph, set())
+        self.input_names = [
+            i.name for i in model_ir.graph.inputs if i.name not in self._plan.constants
+        ]
+        self.output_names = [o.name for o in model_ir.graph.outputs]
+
+    def run(
+        self,
+        feeds: Mapping[str, Any],
+        *,
+        outputs: Iterable[str] | None = None,
+        intermediates: bool = False,
+    ) -> dict[str, Any]:
+        """Evaluate the model; returns output name -> value (every value if ``intermediates``)."""
+        env = self._feeds(feeds)
+        wanted = list(outputs) if outputs is not None else self.output_names
+        unknown = [n for n in wanted if n not in self.output_names and not intermediates]
+        if unknown:
+            raise EvaluationError(
+                f"evaluate: unknown output(s) {unknown}; "
+                f"the model's outputs are {self.output_names}"
+            )
+        values = _run_plan(self._plan, env, keep_all=intermediates)
+        if intermediates:
+            return values
+        return {name: values[name] for name in wanted}
+
+    def _feeds(self, feeds: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(feeds, Mapping):
+            raise EvaluationError(
+                f"evaluate: feeds must be a dict name -> value, got {type(feeds).__name__}"
+            )
+        declared = {i.name: i for i in self._plan.inputs}
+        extra = [k for k in feeds if k not in declared]
+        if extra:
+            raise EvaluationError(
+                f"evaluate: unexpected feed(s) {extra}; the model's inputs are {self.input_names}"
+            )
+        env: dict[str, Any] = dict(self._plan.constants)
+        missing = [n for n in self.input_names if n not in feeds]
+        if missing:
+            raise EvaluationError(f"evaluate: missing feed(s) for input(s) {missing}")
+        for name, value in feeds.items():
+            env[name] = _check_feed(name, value, declared[name].type)
+        return env
+
+
+def _check_feed(name: str, value: Any, declared: ValueType | None) -> Any:
+    if isinstance(declared, Tensor):
+        if not isinstance(value, np.ndarray):
+            if isinstance(value, (list, tuple, dict)) or value is None:
+                raise EvaluationError(
+                    f"evaluate: input {name!r} expects a tensor, got {type(value).__name__}"
+                )
+            value = np.asarray(value)
+        if declared.elem_type is not None:
+            try:
+                actual = element_type_of(value.dtype)
+            except (TypeError, ValueError) as exc:
+                raise EvaluationError(
+                    f"evaluate: input {name!r}: unsupported dtype {value.dtype}"
+                ) from exc
+            if actual != declared.elem_type:
+                raise EvaluationError(
+                    f"evaluate: input {name!r} expects element type "
+                    f"{type_string(declared.elem_type)}, got {type_string(actual)} "
+                    f"(numpy dtype {value.dtype})"
+                )
+        if declared.shape is not None:
+            if value.ndim != len(declared.shape):
+                raise EvaluationError(
+                    f"evaluate: input {name!r} expects rank {len(declared.shape)} "
+                    f"{format_shape(declared.shape)}, got shape {list(value.shape)}"
+                )
+            for axis, (want, got) in enumerate(zip(declared.shape, value.shape)):
+                if isinstance(want, int) and want != got:
+                    raise EvaluationError(
+                        f"evaluate: input {name!r} expects shape {format_shape(declared.shape)}, "
+                        f"got {list(value.shape)} (dim {axis} differs)"
+                    )
+        return value
+    if isinstance(declared, Sequence) and not isinstance(value, list):
+        raise EvaluationError(
+            f"evaluate: input {name!r} expects a sequence (list), got {type(value).__name__}"
+        )
+    if isinstance(declared, Map) and not isinstance(value, dict):
+        raise EvaluationError(
+            f"evaluate: input {name!r} expects a map (dict), got {type(value).__name__}"
+        )
+    if isinstance(declared, Optional) and value is not None:
+        return _check_feed(name, value, declared.elem)
+    return value
+
+
+class _BoundSubgraph:
+    """A graph attribute bound to the values of its enclosing scope, callable by kernels."""
+
+    __slots__ = ("_outer", "_plan", "input_names", "output_names")
+
+    def __init__(self, plan: GraphPlan, env: dict[str, Any]) -> None:
+        self._plan = plan
+        self._outer = {name: env[name] for name in plan.free_names}
+        self.input_names = tuple(i.name for i in plan.inputs)
+        self.output_names = tuple(plan.outputs)
+
+    def __call__(self, *inputs: Any) -> list[Any]:
+        if len(inputs) != len(self.input_names):
+            raise EvaluationError(
+                f"subgraph expects {len(self.input_names)} inputs, got {len(inputs)}"
+            )
+        env = dict(self._plan.constants)
+        env.update(self._outer)
+        env.update(zip(self.input_names, inputs))
+        values = _run_plan(self._plan, env, keep_all=False)
+        return [values[name] for name in self._plan.outputs]
+
+
+def _run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[str, Any]:
+    protected = set(plan.outputs)
+    for index, step in enumerate(plan.steps):
+        try:
+            args = [env[name] if name else None for name in step.inputs]
+        except KeyError as exc:
+            raise EvaluationError(f"{_label(step)}: input {exc.args[0]!r} has no value") from None
+        results = _run_step(step, args, env)
+        for name, value in zip(step.outputs, results):
+            if name:
+                env[name] = value
+        if not keep_all:
+            for name in step.inputs:
+                if name and plan.last_use.get(name) == index and name not in protected:
+                    env.pop(name, None)
+    return env
+
+
+def _run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:
+    if step.function_plan is not None:
+        inner_env = dict(zip((i.name for i in step.function_plan.inputs), args))
+        values = _run_plan(step.function_plan, inner_env, keep_all=False)
+        return tuple(values.get(name) for name in step.function_plan.outputs)
+    attributes = step.attributes
+    if step.subgraph_attributes:
+        attributes = dict(attributes)
+        for name in step.subgraph_attributes:
+            value = attributes[name]
+            if isinstance(value, list):
+                attributes[name] = [_BoundSubgraph(ref.plan, env) for ref in value]
+            else:
+                attributes[name] = (
+                    _BoundSubgraph(value.plan, env) if isinstance(value, SubgraphRef) else value
+                )
+    fn = step.fn
+    assert fn is not None
+    try:
+        if step.context is not None:
+            result = fn(step.context, *args, **attributes)
+        else:
+            result = fn(*args, **attributes)
+    except OnnxcraftError:
+        raise
+    except Exception as exc:  # a kernel's numpy error must still say which node failed
+        raise EvaluationError(f"{_label(step)}: {type(exc).__name__}: {exc}") from exc
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _label(step: Step) -> str:
+    node = step.node
+    name = f" {node.name!r}" if node.name else ""
+    return f"{node.op_type} node{name}"
+
+
+def evaluate(
+    model: Any,
+    feeds: Mapping[Any, Any],
+    *,
+    outputs: Iterable[str] | None = None,
+    intermediates: bool = False,
+) -> dict[str, Any]:
+    """Evaluate a model (or DSL outputs: a Var or a dict name -> Var) on numpy.
+
+    For DSL outputs, ``feeds`` maps the input Vars (or their names) to values.
+    """
+    from onnxcraft.core.var import Var
+
+    if isinstance(model, (Var, dict)) and (
+        isinstance(model, Var) or any(isinstance(v, Var) for v in model.values())
+    ):
+        return _evaluate_expression(model, feeds, outputs=outputs, intermediates=intermediates)
+    return Evaluator(model).run(feeds, outputs=outputs, intermediates=intermediates)
+
+
+def _evaluate_expression(
+    targets: Any, feeds: Mapping[Any, Any], *, outputs: Iterable[str] | None, intermediates: bool
+) -> dict[str, Any]:
+    from onnxcraft.core.build import build_ir
+    from onnxcraft.core.var import Var
+
+    out_map = {"output": targets} if isinstance(targets, Var) else dict(targets)
+    input_vars = [k for k in feeds if isinstance(k, Var)]
+    if len(input_vars) != len(feeds):
+        raise EvaluationError(
+            "evaluate: when evaluating Vars, feeds must be keyed by the input Vars"
+        )
+    model = build_ir(input_vars, out_map)
+    named_feeds = {model.graph.inputs[i].name: feeds[v] for i, v in enumerate(input_vars)}
+    return Evaluator(model).run(named_feeds, outputs=outputs, intermediates=intermediates)

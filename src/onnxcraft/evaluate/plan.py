@@ -1,0 +1,290 @@
+"""Preparing a graph for evaluation: kernels, attributes and subgraphs resolved once.
+
+A :class:`GraphPlan` is a list of steps, each a kernel with its input/output names and its
+attributes already decoded (spec defaults filled in, tensors as arrays, subgraphs as plans).
+Running a plan is then a loop over the steps; nothing is looked up by name twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from onnxcraft import ir
+from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
+from onnxcraft.errors import EvaluationError, MissingKernelError
+from onnxcraft.evaluate.registry import KernelContext, KernelRegistry, TypeAttr
+
+__all__ = ["GraphPlan", "Step", "Preparer", "SubgraphRef"]
+
+
+@dataclass
+class SubgraphRef:
+    """A prepared graph attribute; bound to the enclosing values at run time."""
+
+    plan: GraphPlan
+
+
+@dataclass
+class Step:
+    node: ir.Node
+    fn: Callable[..., Any] | None  # None when the node runs through function_plan
+    context: KernelContext | None
+    inputs: list[str]
+    outputs: list[str]
+    attributes: dict[str, Any]
+    subgraph_attributes: list[str] = field(default_factory=list)
+    function_plan: GraphPlan | None = None  # set when the node runs through a function body
+
+
+@dataclass
+class GraphPlan:
+    inputs: list[ir.ValueInfo]
+    outputs: list[str]
+    constants: dict[str, Any]
+    steps: list[Step]
+    free_names: list[str]  # names read from enclosing scopes
+    last_use: dict[str, int] = field(default_factory=dict)  # name -> index of last step reading it
+
+
+def type_attr(value: ValueType | None) -> TypeAttr:
+    if isinstance(value, Tensor):
+        return TypeAttr("tensor", int(value.elem_type or 0))
+    if isinstance(value, SparseTensor):
+        return TypeAttr("sparse_tensor", int(value.elem_type or 0))
+    if isinstance(value, Sequence):
+        return TypeAttr("sequence", 0, type_attr(value.elem))
+    if isinstance(value, Optional):
+        return TypeAttr("optional", 0, type_attr(value.elem))
+    if isinstance(value, Map):
+        return TypeAttr("map", int(value.key), type_attr(value.value))
+    return TypeAttr("tensor", 0)
+
+
+def spec_default(attr_type: str, default: Any) -> Any:
+    """A spec default (plain JSON value) in the form kernels receive."""
+    if isinstance(default, dict) and attr_type == "TENSOR":
+        from onnxcraft.dtypes import from_type_string, numpy_dtype
+
+        dtype = numpy_dtype(from_type_string(default["dtype"]))
+        return np.asarray(default.get("values", []), dtype=dtype).reshape(default.get("dims", []))
+    if isinstance(default, tuple):
+        return list(default)
+    return default
+
+
+class Preparer:
+    """Turns IR graphs into plans for one model (its opsets and local functions)."""
+
+    def __init__(
+        self,
+        opsets: dict[str, int],
+        functions: dict[tuple[str, str], ir.Function],
+        kernels: KernelRegistry,
+    ) -> None:
+        self.opsets = opsets
+        self.functions = functions
+        self.kernels = kernels
+
+    # -- graphs -----------------------------------------------------------------------------------
+
+    def graph(self, graph: ir.Graph, outer: set[str]) -> GraphPlan:
+        constants = {t.name: t.array() for t in graph.initializers}
+        for sparse in graph.sparse_initializers:
+            constants[sparse.values.name] = _densify(sparse)
+        defined = set(outer) | {i.name for i in graph.inputs} | set(constants)
+        return self._plan(
+            graph.inputs,
+            [o.name for o in graph.outputs],
+            graph.nodes,
+            constants,
+            defined,
+            outer,
+            self.opsets,
+        )
+
+    def _plan(
+        self,
+        inputs: list[ir.ValueInfo],
+        outputs: list[str],
+        nodes: list[ir.Node],
+        constants: dict[str, Any],
+        defined: set[str],
+        outer: set[str],
+        opsets: dict[str, int],
+    ) -> GraphPlan:
+        steps: list[Step] = []
+        free: list[str] = []
+        free_set: set[str] = set()
+        local = {i.name for i in inputs} | set(constants)
+
+        def read(name: str) -> None:
+            if name and name not in local and name not in free_set:
+                if name not in outer:
+                    raise EvaluationError(f"value {name!r} is used before it is defined")
+                free_set.add(name)
+                free.append(name)
+
+        for node in nodes:
+            step = self._step(node, defined | local, opsets)
+            for name in step.inputs:
+                read(name)
+            for attr in step.subgraph_attributes:
+                value = step.attributes[attr]
+                refs = value if isinstance(value, list) else [value]
+                for ref in refs:
+                    for name in ref.plan.free_names:
+                        read(name)
+            local.update(n for n in step.outputs if n)
+            steps.append(step)
+        for name in outputs:
+            read(name)
+        last_use: dict[str, int] = {}
+        for index, step in enumerate(steps):
+            for name in step.inputs:
+                last_use[name] = index
+            for attr in step.subgraph_attributes:
+                value = step.attributes[attr]
+                for ref in value if isinstance(value, list) else [value]:
+                    for name in ref.plan.free_names:
+                        last_use[name] = index
+        return GraphPlan(inputs, outputs, constants, steps, free, last_use)
+
+    # -- nodes ------------------------------------------------------------------------------------
+
+    def _step(self, node: ir.Node, visible: set[str], opsets: dict[str, int]) -> Step:
+        domain = node.domain
+        function = self.functions.get((domain, node.op_type))
+        if function is not None:
+            return self._function_step(node, function, visible)
+        from onnxcraft import specs
+
+        opset = opsets.get(domain)
+        if opset is None:
+            raise EvaluationError(
+                f"node {node.name or node.op_type!r}: domain {domain or 'ai.onnx'!r} of "
+                f"{node.op_type} is not imported by the model (no opset_import entry)"
+            )
+        since = specs.resolve_since_version(domain, node.op_type, opset)
+        if since is None:
+            raise MissingKernelError(
+                f"{node.op_type}: no operator of that name exists in domain "
+                f"{domain or 'ai.onnx'!r} at opset {opset}"
+            )
+        entry = self.kernels.lookup(domain, node.op_type, since)
+        if entry is None:
+            body = self._spec_function(domain, node.op_type, since)
+            if body is not None:
+                return self._function_step(node, body, visible)
+            raise MissingKernelError(
+                f"{node.op_type} (domain {domain or 'ai.onnx'!r}, version {since}, model opset "
+                f"{opset}): the evaluator has no kernel for this operator version"
+            )
+        attributes, graph_attrs = self._attributes(node, domain, since, visible)
+        context = None
+        if entry.context:
+            context = KernelContext(
+                domain,
+                node.op_type,
+                since,
+                opset,
+                len(node.outputs),
+                tuple(bool(o) for o in node.outputs),
+                node.name,
+            )
+        return Step(
+            node, entry.fn, context, list(node.inputs), list(node.outputs), attributes, graph_attrs
+        )
+
+    def _attributes(
+        self, node: ir.Node, domain: str, since: int, visible: set[str]
+    ) -> tuple[dict[str, Any], list[str]]:
+        from onnxcraft.core.opinfo import op_info
+
+        info = op_info(domain, node.op_type, since)
+        values: dict[str, Any] = {}
+        graph_attrs: list[str] = []
+        for attr in node.attributes:
+            if attr.ref:
+                raise EvaluationError(
+                    f"{node.op_type}: attribute {attr.name!r} refers to function attribute "
+                    f"{attr.ref!r} outside of a function body"
+                )
+            values[attr.name] = self._attribute_value(attr, visible)
+            if attr.type in ("GRAPH", "GRAPHS"):
+                graph_attrs.append(attr.name)
+        for name, spec_attr in info.attributes.items():
+            if name not in values and spec_attr.default is not None:
+                values[name] = spec_default(spec_attr.type, spec_attr.default)
+        return values, graph_attrs
+
+    def _attribute_value(self, attr: ir.Attribute, visible: set[str]) -> Any:
+        kind, value = attr.type, attr.value
+        if kind == "TENSOR":
+            return value.array()
+        if kind == "TENSORS":
+            return [t.array() for t in value]
+        if kind == "GRAPH":
+            return SubgraphRef(self.graph(value, visible))
+        if kind == "GRAPHS":
+            return [SubgraphRef(self.graph(g, visible)) for g in value]
+        if kind == "SPARSE_TENSOR":
+            return _densify(value)
+        if kind == "SPARSE_TENSORS":
+            return [_densify(v) for v in value]
+        if kind == "TYPE_PROTO":
+            return type_attr(value)
+        if kind == "TYPE_PROTOS":
+            return [type_attr(v) for v in value]
+        return value
+
+    # -- functions --------------------------------------------------------------------------------
+
+    def _spec_function(self, domain: str, op_type: str, since: int) -> ir.Function | None:
+        from onnxcraft.evaluate.spec_functions import function_from_spec
+
+        return function_from_spec(domain, op_type, since)
+
+    def _function_step(self, node: ir.Node, function: ir.Function, visible: set[str]) -> Step:
+        """A node run through a function body, its attribute references resolved."""
+        actual = {a.name: a for a in node.attributes}
+        defaults = {a.name: a for a in function.attribute_defaults}
+        nodes = [_substitute(n, actual, defaults) for n in function.nodes]
+        inputs = [ir.ValueInfo(name) for name in function.inputs]
+        opsets = dict(self.opsets)
+        opsets.update(function.opset_imports)
+        # A function body sees only its own inputs: it captures nothing from the caller.
+        plan = self._plan(
+            inputs, list(function.outputs), nodes, {}, set(function.inputs), set(), opsets
+        )
+        return Step(node, None, None, list(node.inputs), list(node.outputs), {}, function_plan=plan)
+
+
+def _substitute(
+    node: ir.Node, actual: dict[str, ir.Attribute], defaults: dict[str, ir.Attribute]
+) -> ir.Node:
+    """A copy of a function-body node with attribute references replaced by values."""
+    attributes: list[ir.Attribute] = []
+    for attr in node.attributes:
+        if attr.ref:
+            source = actual.get(attr.ref) or defaults.get(attr.ref)
+            if source is None:
+                continue  # the caller gave no value and there is no default: leave it unset
+            attributes.append(ir.Attribute(attr.name, source.type, source.value))
+        else:
+            attributes.append(attr)
+    return ir.Node(node.op_type, node.inputs, node.outputs, node.domain, node.name, attributes)
+
+
+def _densify(sparse: ir.SparseData) -> np.ndarray:
+    values = sparse.values.array()
+    indices = sparse.indices.array().astype(np.int64)
+    dense = np.zeros(sparse.dims, dtype=values.dtype)
+    if indices.ndim == 1:  # linearized indices
+        dense.reshape(-1)[indices] = values
+    elif indices.size:
+        dense[tuple(indices.T)] = values
+    return dense

@@ -1,0 +1,82 @@
+"""External tensor data: reading it safely, and the locations a model may point to.
+
+A tensor stored outside the model names a ``location`` relative to the model's folder, an
+``offset`` and a ``length``. A location that is absolute, climbs with ``..`` or resolves (through
+symlinks) outside the folder is refused, and so is a range beyond the end of the file: a model
+file must not be able to make onnxcraft read arbitrary files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from onnxcraft.errors import ExternalDataError
+from onnxcraft.proto.onnx_pb2 import TensorProto
+
+__all__ = ["ExternalInfo", "external_info", "read_tensor_bytes", "safe_location"]
+
+
+@dataclass(frozen=True)
+class ExternalInfo:
+    location: str
+    offset: int
+    length: int | None
+
+
+def external_info(tensor: TensorProto) -> ExternalInfo:
+    entries = {e.key: e.value for e in tensor.external_data}
+    name = tensor.name or "<unnamed>"
+    location = entries.get("location")
+    if not location:
+        raise ExternalDataError(f"tensor {name!r}: external data without a 'location' entry")
+    try:
+        offset = int(entries.get("offset", "0"))
+        length = int(entries["length"]) if "length" in entries else None
+    except ValueError as exc:
+        raise ExternalDataError(f"tensor {name!r}: offset/length are not integers: {exc}") from exc
+    if offset < 0 or (length is not None and length < 0):
+        raise ExternalDataError(f"tensor {name!r}: negative offset {offset} or length {length}")
+    return ExternalInfo(location, offset, length)
+
+
+def safe_location(base_dir: str | os.PathLike[str], location: str, *, tensor: str = "") -> Path:
+    """The file a relative location names inside ``base_dir``, or an ExternalDataError."""
+    label = f"tensor {tensor!r}: " if tensor else ""
+    if (PurePosixPath(location).is_absolute() or PureWindowsPath(location).is_absolute()
+            or PureWindowsPath(location).drive):
+        raise ExternalDataError(f"{label}external data location {location!r} is absolute; only "
+                                f"paths relative to the model's folder are allowed")
+    parts = PurePosixPath(location.replace("\\", "/")).parts
+    if ".." in parts:
+        raise ExternalDataError(f"{label}external data location {location!r} uses '..'; only "
+                                f"paths inside the model's folder are allowed")
+    base = Path(base_dir).resolve()
+    target = (base / Path(*parts)).resolve()
+    if target != base and base not in target.parents:
+        raise ExternalDataError(f"{label}external data location {location!r} resolves to "
+                                f"{target}, outside the model's folder {base}")
+    return target
+
+
+def read_tensor_bytes(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> bytes:
+    """The external bytes of ``tensor``, validated against the file's size."""
+    info = external_info(tensor)
+    name = tensor.name or "<unnamed>"
+    path = safe_location(base_dir, info.location, tensor=name)
+    try:
+        size = path.stat().st_size
+        if info.offset > size:
+            raise ExternalDataError(f"tensor {name!r}: offset {info.offset} is beyond the end of "
+                                    f"{path} ({size} bytes)")
+        length = size - info.offset if info.length is None else info.length
+        if info.offset + length > size:
+            raise ExternalDataError(f"tensor {name!r}: offset {info.offset} + length {length} is "
+                                    f"beyond the end of {path} ({size} bytes)")
+        with open(path, "rb") as handle:
+            handle.seek(info.offset)
+            data = handle.read(length)
+    except OSError as exc:
+        raise ExternalDataError(f"tensor {name!r}: cannot read external data {path}: {exc}") from exc
+    return data

@@ -1,0 +1,32 @@
+"""Builds the default rule table from the family modules, listed explicitly."""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from onnxcraft.infer.registry import RuleRegistry
+
+__all__ = ["FAMILY_MODULES", "default_rules"]
+
+# Each module `onnxcraft.infer.<name>` exposes `register(rules: RuleRegistry) -> None`.
+FAMILY_MODULES: tuple[str, ...] = (
+    "elementwise",
+    "linalg",
+    "shape",
+    "indexing",
+    "reduction",
+    "constant",
+    "control",
+    "sequence",
+    "ml",
+)
+
+
+@cache
+def default_rules() -> RuleRegistry:
+    """The rule table of every family, built once on first use."""
+    rules = RuleRegistry()
+    for name in FAMILY_MODULES:
+        importlib.import_module(f"onnxcraft.infer.{name}").register(rules)
+    return rules

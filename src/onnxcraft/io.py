@@ -1,0 +1,271 @@
+"""Loading and saving model files, with tensors inline or in external data files.
+
+Saving is atomic: everything is written to temporary files in the target folder and renamed
+into place, so a failed save leaves no partial file and never half-updates an existing one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from onnxcraft.errors import ExternalDataError, ModelFileError
+from onnxcraft.external_data import read_tensor_bytes, safe_location
+from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
+
+__all__ = ["load", "save", "tensors_of"]
+
+PROTOBUF_LIMIT = 2**31 - 1  # protobuf cannot encode a message of 2 GiB or more
+_ALIGNMENT = 4096  # external tensors start at page boundaries, so they can be memory-mapped
+
+
+def _describe(source: Any) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return f"<{len(source)} bytes>"
+    return getattr(source, "name", None) or f"<{type(source).__name__}>"
+
+
+def load(
+    source: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    load_external_data: bool = True,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> ModelProto:
+    """Read a model from a path, bytes or a binary file object.
+
+    External tensor data is read into the model, relative to the model file's folder (or
+    ``base_dir`` for bytes and file objects), unless ``load_external_data=False``.
+    """
+    label = _describe(source)
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ModelFileError(f"{label}: cannot read the model file: {exc.strerror or exc}") from exc
+        folder: Path | None = path.parent if base_dir is None else Path(base_dir)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        folder = None if base_dir is None else Path(base_dir)
+    elif hasattr(source, "read"):
+        data = source.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise ModelFileError(f"{label}: the file object must be opened in binary mode")
+        folder = None if base_dir is None else Path(base_dir)
+    else:
+        raise ModelFileError(f"load: expected a path, bytes or a binary file, got {type(source).__name__}")
+    model = _parse(bytes(data), label)
+    if load_external_data:
+        _load_external(model, folder, label)
+    return model
+
+
+def _parse(data: bytes, label: str) -> ModelProto:
+    if not data:
+        raise ModelFileError(f"{label}: the file is empty")
+    model = ModelProto()
+    try:
+        model.ParseFromString(data)
+    except Exception as exc:  # protobuf's DecodeError: truncated or not protobuf at all
+        raise ModelFileError(
+            f"{label}: not a valid ONNX model (the protobuf data is truncated or corrupt: {exc})"
+        ) from exc
+    if not model.HasField("graph") or model.ir_version <= 0:
+        missing = "graph" if not model.HasField("graph") else "ir_version"
+        raise ModelFileError(f"{label}: not an ONNX model (it has no {missing})")
+    return model
+
+
+def tensors_of(model: ModelProto) -> Iterator[TensorProto]:
+    """Every TensorProto of a model: initializers, Constant values, subgraphs, functions."""
+
+    def from_attributes(attributes: Any) -> Iterator[TensorProto]:
+        for attr in attributes:
+            if attr.HasField("t"):
+                yield attr.t
+            yield from attr.tensors
+            if attr.HasField("sparse_tensor"):
+                yield attr.sparse_tensor.values
+                yield attr.sparse_tensor.indices
+            if attr.HasField("g"):
+                yield from from_graph(attr.g)
+            for graph in attr.graphs:
+                yield from from_graph(graph)
+
+    def from_graph(graph: GraphProto) -> Iterator[TensorProto]:
+        yield from graph.initializer
+        for sparse in graph.sparse_initializer:
+            yield sparse.values
+            yield sparse.indices
+        for node in graph.node:
+            yield from from_attributes(node.attribute)
+
+    yield from from_graph(model.graph)
+    for function in model.functions:
+        for node in function.node:
+            yield from from_attributes(node.attribute)
+
+
+def _load_external(model: ModelProto, folder: Path | None, label: str) -> None:
+    for tensor in tensors_of(model):
+        if tensor.data_location != TensorProto.EXTERNAL:
+            continue
+        if folder is None:
+            raise ExternalDataError(
+                f"{label}: tensor {tensor.name!r} has external data; pass base_dir= (the folder "
+                f"the data files are in) when loading from bytes or a file object"
+            )
+        tensor.raw_data = read_tensor_bytes(tensor, folder)
+        del tensor.external_data[:]
+        tensor.data_location = TensorProto.DEFAULT
+
+
+def _as_model(model: Any) -> ModelProto:
+    if isinstance(model, ModelProto):
+        return model
+    if hasattr(model, "SerializeToString"):
+        return ModelProto.FromString(model.SerializeToString())
+    raise ModelFileError(f"save: expected a ModelProto (onnxcraft's or onnx's), got {type(model).__name__}")
+
+
+def save(
+    model: Any,
+    path: str | os.PathLike[str],
+    *,
+    external_data: bool = False,
+    size_threshold: int = 1024,
+    location: str | None = None,
+    one_file_per_tensor: bool = False,
+) -> None:
+    """Write ``model`` to ``path`` atomically.
+
+    With ``external_data=True`` every tensor of at least ``size_threshold`` bytes goes to a
+    side file (``location``, default ``<model file name>.data``; or one file per tensor) next
+    to the model; a previous data file of the same name is replaced, never appended to.
+    The model passed in is left as it was.
+    """
+    target = Path(path)
+    label = str(target)
+    model = _as_model(model)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise ModelFileError(f"{label}: cannot save: folder {folder} does not exist")
+    if not external_data:
+        size = model.ByteSize()
+        if size > PROTOBUF_LIMIT:
+            raise ModelFileError(
+                f"{label}: the model is {size / 2**30:.2f} GiB, over protobuf's 2 GiB limit for "
+                f"one message; save it with external_data=True to store large tensors in a "
+                f"side file"
+            )
+        _atomic_write(target, lambda handle: handle.write(model.SerializeToString()))
+        return
+    _save_external(model, target, folder, size_threshold, location, one_file_per_tensor)
+
+
+def _atomic_write(target: Path, write: Any) -> None:
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        if isinstance(exc, OSError):
+            raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
+        raise
+
+
+def _save_external(
+    model: ModelProto,
+    target: Path,
+    folder: Path,
+    threshold: int,
+    location: str | None,
+    one_file_per_tensor: bool,
+) -> None:
+    """Move large tensors to data files, write the model, then give the model its data back."""
+    default_location = location or f"{target.name}.data"
+    moved: list[tuple[TensorProto, Path, int, int]] = []  # tensor, file, offset, length
+    temps: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
+    try:
+        for index, tensor in enumerate(tensors_of(model)):
+            if tensor.data_location == TensorProto.EXTERNAL or not tensor.HasField("raw_data"):
+                continue
+            if tensor.ByteSize() < threshold:  # cheap upper bound of the data size
+                continue
+            data = tensor.raw_data
+            if len(data) < threshold:
+                continue
+            name = (f"{_file_stem(tensor.name, index)}.bin" if one_file_per_tensor
+                    else default_location)
+            final = safe_location(folder, name, tensor=tensor.name)
+            if final not in temps:
+                fd, temp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+                temps[final] = (temp, os.fdopen(fd, "wb"))
+            handle = temps[final][1]
+            offset = handle.tell()
+            if offset % _ALIGNMENT:
+                handle.write(b"\0" * (_ALIGNMENT - offset % _ALIGNMENT))
+                offset = handle.tell()
+            handle.write(data)
+            length = len(data)
+            del data
+            tensor.ClearField("raw_data")
+            tensor.data_location = TensorProto.EXTERNAL
+            del tensor.external_data[:]
+            for key, value in (("location", name), ("offset", str(offset)), ("length", str(length))):
+                entry = tensor.external_data.add()
+                entry.key, entry.value = key, value
+            moved.append((tensor, final, offset, length))
+        for temp, handle in temps.values():
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+        serialized = model.SerializeToString()
+        if len(serialized) > PROTOBUF_LIMIT:
+            raise ModelFileError(f"{target}: even without its large tensors the model exceeds 2 GiB")
+        for final, (temp, _) in list(temps.items()):
+            os.replace(temp, final)
+            del temps[final]
+        _atomic_write(target, lambda h: h.write(serialized))
+    except OSError as exc:
+        raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
+    finally:
+        # Give the caller's model its bytes back from wherever they are now (a temp file
+        # if the save failed, else the final data file), then remove leftover temp files.
+        current = {final: Path(temp) for final, (temp, _) in temps.items()}
+        for _, handle in temps.values():
+            handle.close()
+        _restore(moved, current)
+        for temp, _ in temps.values():
+            try:
+                os.unlink(temp)
+            except FileNotFoundError:
+                pass
+
+
+def _restore(moved: list[tuple[TensorProto, Path, int, int]], current: dict[Path, Path]) -> None:
+    """Put the tensors' bytes back into the caller's model, read back from the data files."""
+    for tensor, final, offset, length in moved:
+        del tensor.external_data[:]
+        tensor.data_location = TensorProto.DEFAULT
+        with open(current.get(final, final), "rb") as handle:
+            handle.seek(offset)
+            tensor.raw_data = handle.read(length)
+
+
+def _file_stem(name: str, index: int) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
+    return safe or f"tensor_{index}"
+

@@ -1,0 +1,161 @@
+"""A plain-Python model representation, free of protobuf.
+
+``build`` produces it, ``proto.serde`` converts it to and from ModelProto, and the evaluator,
+``check``, ``infer_shapes`` and ``inline`` read it. Keeping protobuf out of those modules keeps
+them simple and lets them share one data model. Tensor data stays lazy (:class:`TensorData`)
+so that reading a large model's structure does not decode its weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from onnxcraft.core.types import ValueType
+from onnxcraft.dtypes import ElementType
+
+__all__ = [
+    "Attribute",
+    "Function",
+    "Graph",
+    "Model",
+    "Node",
+    "SparseData",
+    "TensorData",
+    "ValueInfo",
+]
+
+
+class TensorData:
+    """A named tensor whose numpy value is produced on first use."""
+
+    __slots__ = ("_array", "_load", "dims", "doc_string", "elem_type", "name", "source")
+
+    def __init__(
+        self,
+        name: str,
+        elem_type: ElementType,
+        dims: tuple[int, ...],
+        *,
+        array: np.ndarray | None = None,
+        load: Callable[[], np.ndarray] | None = None,
+        source: Any = None,
+        doc_string: str = "",
+    ) -> None:
+        self.name = name
+        self.elem_type = elem_type
+        self.dims = dims
+        self._array = array
+        self._load = load
+        self.source = source  # the message it was read from, for lossless re-serialization
+        self.doc_string = doc_string
+
+    @classmethod
+    def from_array(cls, name: str, array: np.ndarray, elem_type: ElementType) -> TensorData:
+        return cls(name, elem_type, tuple(int(d) for d in array.shape), array=array)
+
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            if self._load is None:
+                raise ValueError(f"tensor {self.name!r} has no data")
+            self._array = self._load()
+        return self._array
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._array is not None
+
+
+@dataclass
+class SparseData:
+    values: TensorData
+    indices: TensorData
+    dims: tuple[int, ...]
+
+
+@dataclass
+class Attribute:
+    """One node attribute. ``ref`` names a function attribute this one refers to."""
+
+    name: str
+    type: str  # "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", ..., "FLOATS", ...
+    value: Any = None
+    ref: str = ""
+    doc_string: str = ""
+
+
+@dataclass
+class ValueInfo:
+    name: str
+    type: ValueType | None = None
+    doc_string: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Node:
+    op_type: str
+    inputs: list[str]
+    outputs: list[str]
+    domain: str = ""
+    name: str = ""
+    attributes: list[Attribute] = field(default_factory=list)
+    doc_string: str = ""
+    overload: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def attribute(self, name: str) -> Attribute | None:
+        for attr in self.attributes:
+            if attr.name == name:
+                return attr
+        return None
+
+
+@dataclass
+class Graph:
+    name: str = ""
+    nodes: list[Node] = field(default_factory=list)
+    inputs: list[ValueInfo] = field(default_factory=list)
+    outputs: list[ValueInfo] = field(default_factory=list)
+    initializers: list[TensorData] = field(default_factory=list)
+    sparse_initializers: list[SparseData] = field(default_factory=list)
+    value_info: list[ValueInfo] = field(default_factory=list)
+    doc_string: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Function:
+    domain: str
+    name: str
+    inputs: list[str]
+    outputs: list[str]
+    nodes: list[Node] = field(default_factory=list)
+    attributes: list[str] = field(default_factory=list)  # attribute names without defaults
+    attribute_defaults: list[Attribute] = field(default_factory=list)
+    opset_imports: dict[str, int] = field(default_factory=dict)
+    value_info: list[ValueInfo] = field(default_factory=list)
+    overload: str = ""
+    doc_string: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.domain, self.name, self.overload)
+
+
+@dataclass
+class Model:
+    graph: Graph
+    opset_imports: dict[str, int] = field(default_factory=dict)
+    ir_version: int = 0
+    producer_name: str = ""
+    producer_version: str = ""
+    domain: str = ""
+    model_version: int = 0
+    doc_string: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    functions: list[Function] = field(default_factory=list)

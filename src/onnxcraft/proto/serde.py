@@ -1,0 +1,480 @@
+"""Converting between onnxcraft's IR (:mod:`onnxcraft.ir`) and the protobuf messages.
+
+This is the one place, with ``io`` and the tensor conversion, that reads or writes protobuf
+fields. Reading keeps tensor data lazy: a tensor is decoded only when someone asks for its
+array, and an untouched tensor is written back from its original message, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from onnxcraft import ir
+from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
+from onnxcraft.dtypes import ElementType
+from onnxcraft.errors import ProtoError
+from onnxcraft.proto import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    OperatorSetIdProto,
+    SparseTensorProto,
+    StringStringEntryProto,
+    TensorProto,
+    TypeProto,
+    ValueInfoProto,
+)
+
+__all__ = [
+    "model_to_proto",
+    "model_from_proto",
+    "type_to_proto",
+    "type_from_proto",
+    "as_model_proto",
+]
+
+_ATTR_TYPES = {
+    name: AttributeProto.AttributeType.Value(name)
+    for name in (
+        "FLOAT",
+        "INT",
+        "STRING",
+        "TENSOR",
+        "GRAPH",
+        "SPARSE_TENSOR",
+        "TYPE_PROTO",
+        "FLOATS",
+        "INTS",
+        "STRINGS",
+        "TENSORS",
+        "GRAPHS",
+        "SPARSE_TENSORS",
+        "TYPE_PROTOS",
+    )
+}
+_ATTR_NAMES = {v: k for k, v in _ATTR_TYPES.items()}
+
+
+def as_model_proto(model: Any, *, what: str = "model") -> ModelProto:
+    """onnxcraft's ModelProto as is; anything else with SerializeToString() via its bytes."""
+    if isinstance(model, ModelProto):
+        return model
+    serialize = getattr(model, "SerializeToString", None)
+    if serialize is None:
+        raise ProtoError(
+            f"{what}: expected a ModelProto (onnxcraft's or onnx's), got {type(model).__name__}"
+        )
+    result = ModelProto()
+    try:
+        result.ParseFromString(serialize())
+    except Exception as exc:  # protobuf's DecodeError and friends
+        raise ProtoError(
+            f"{what}: cannot read {type(model).__name__} as a ModelProto: {exc}"
+        ) from exc
+    return result
+
+
+# -- types ----------------------------------------------------------------------------------------
+
+
+def type_to_proto(value: ValueType | None, out: TypeProto) -> None:
+    if value is None:
+        return
+    if isinstance(value, (Tensor, SparseTensor)):
+        target = out.tensor_type if isinstance(value, Tensor) else out.sparse_tensor_type
+        target.elem_type = int(value.elem_type or 0)
+        if value.shape is not None:
+            shape = target.shape
+            shape.SetInParent()
+            for dim in value.shape:
+                d = shape.dim.add()
+                if isinstance(dim, int):
+                    d.dim_value = dim
+                elif isinstance(dim, str):
+                    d.dim_param = dim
+    elif isinstance(value, Sequence):
+        out.sequence_type.SetInParent()
+        type_to_proto(value.elem, out.sequence_type.elem_type)
+    elif isinstance(value, Optional):
+        out.optional_type.SetInParent()
+        type_to_proto(value.elem, out.optional_type.elem_type)
+    elif isinstance(value, Map):
+        out.map_type.key_type = int(value.key)
+        type_to_proto(value.value, out.map_type.value_type)
+
+
+def _shape_from_proto(target: Any) -> tuple[int | str | None, ...] | None:
+    if not target.HasField("shape"):
+        return None
+    dims: list[int | str | None] = []
+    for d in target.shape.dim:
+        which = d.WhichOneof("value")
+        if which == "dim_value":
+            dims.append(int(d.dim_value))
+        elif which == "dim_param":
+            dims.append(d.dim_param or None)
+        else:
+            dims.append(None)
+    return tuple(dims)
+
+
+def _elem(value: int) -> ElementType | None:
+    try:
+        elem = ElementType(value)
+    except ValueError:
+        return None
+    return None if elem == ElementType.UNDEFINED else elem
+
+
+def type_from_proto(proto: TypeProto) -> ValueType | None:
+    which = proto.WhichOneof("value")
+    if which == "tensor_type":
+        t = proto.tensor_type
+        return Tensor(_elem(t.elem_type), _shape_from_proto(t))
+    if which == "sparse_tensor_type":
+        t = proto.sparse_tensor_type
+        return SparseTensor(_elem(t.elem_type), _shape_from_proto(t))
+    if which == "sequence_type":
+        inner = proto.sequence_type
+        return Sequence(type_from_proto(inner.elem_type) if inner.HasField("elem_type") else None)
+    if which == "optional_type":
+        inner = proto.optional_type
+        return Optional(type_from_proto(inner.elem_type) if inner.HasField("elem_type") else None)
+    if which == "map_type":
+        m = proto.map_type
+        key = _elem(m.key_type)
+        if key is None:
+            return None
+        return Map(key, type_from_proto(m.value_type) if m.HasField("value_type") else None)
+    return None
+
+
+# -- IR -> proto ----------------------------------------------------------------------------------
+
+
+def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
+    if data.source is not None and not data.is_loaded:
+        out.CopyFrom(data.source)
+        if data.name:
+            out.name = data.name
+        return
+    from onnxcraft.proto.tensor import from_array
+
+    out.CopyFrom(from_array(data.array(), name=data.name or None, elem_type=data.elem_type))
+    if data.doc_string:
+        out.doc_string = data.doc_string
+
+
+def _value_info_to_proto(info: ir.ValueInfo, out: ValueInfoProto) -> None:
+    out.name = info.name
+    if info.type is not None:
+        type_to_proto(info.type, out.type)
+    if info.doc_string:
+        out.doc_string = info.doc_string
+    _metadata_to_proto(info.metadata, out.metadata_props)
+
+
+def _metadata_to_proto(metadata: dict[str, str], out: Any) -> None:
+    for key, value in metadata.items():
+        out.append(StringStringEntryProto(key=key, value=value))
+
+
+def _attribute_to_proto(attr: ir.Attribute, out: AttributeProto) -> None:
+    out.name = attr.name
+    out.type = _ATTR_TYPES[attr.type]  # type: ignore[assignment]
+    if attr.doc_string:
+        out.doc_string = attr.doc_string
+    if attr.ref:
+        out.ref_attr_name = attr.ref
+        return
+    value = attr.value
+    kind = attr.type
+    if kind == "FLOAT":
+        out.f = float(value)
+    elif kind == "INT":
+        out.i = int(value)
+    elif kind == "STRING":
+        out.s = value if isinstance(value, bytes) else str(value).encode("utf-8")
+    elif kind == "TENSOR":
+        _tensor_to_proto(value, out.t)
+    elif kind == "GRAPH":
+        _graph_to_proto(value, out.g)
+    elif kind == "SPARSE_TENSOR":
+        _sparse_to_proto(value, out.sparse_tensor)
+    elif kind == "TYPE_PROTO":
+        type_to_proto(value, out.tp)
+    elif kind == "FLOATS":
+        out.floats.extend(float(v) for v in value)
+    elif kind == "INTS":
+        out.ints.extend(int(v) for v in value)
+    elif kind == "STRINGS":
+        out.strings.extend(v if isinstance(v, bytes) else str(v).encode("utf-8") for v in value)
+    elif kind == "TENSORS":
+        for item in value:
+            _tensor_to_proto(item, out.tensors.add())
+    elif kind == "GRAPHS":
+        for item in value:
+            _graph_to_proto(item, out.graphs.add())
+    elif kind == "SPARSE_TENSORS":
+        for item in value:
+            _sparse_to_proto(item, out.sparse_tensors.add())
+    elif kind == "TYPE_PROTOS":
+        for item in value:
+            type_to_proto(item, out.type_protos.add())
+
+
+def _sparse_to_proto(data: ir.SparseData, out: SparseTensorProto) -> None:
+    _tensor_to_proto(data.values, out.values)
+    _tensor_to_proto(data.indices, out.indices)
+    out.dims.extend(data.dims)
+
+
+def _nodes_to_proto(nodes: Iterable[ir.Node], out: Any) -> None:
+    for node in nodes:
+        proto = out.add()
+        proto.op_type = node.op_type
+        proto.input.extend(node.inputs)
+        proto.output.extend(node.outputs)
+        if node.name:
+            proto.name = node.name
+        if node.domain:
+            proto.domain = node.domain
+        if node.overload:
+            proto.overload = node.overload
+        if node.doc_string:
+            proto.doc_string = node.doc_string
+        for attr in node.attributes:
+            _attribute_to_proto(attr, proto.attribute.add())
+        _metadata_to_proto(node.metadata, proto.metadata_props)
+
+
+def _graph_to_proto(graph: ir.Graph, out: GraphProto) -> None:
+    out.name = graph.name
+    if graph.doc_string:
+        out.doc_string = graph.doc_string
+    _nodes_to_proto(graph.nodes, out.node)
+    for info in graph.inputs:
+        _value_info_to_proto(info, out.input.add())
+    for info in graph.outputs:
+        _value_info_to_proto(info, out.output.add())
+    for info in graph.value_info:
+        _value_info_to_proto(info, out.value_info.add())
+    for tensor in graph.initializers:
+        _tensor_to_proto(tensor, out.initializer.add())
+    for sparse in graph.sparse_initializers:
+        _sparse_to_proto(sparse, out.sparse_initializer.add())
+    _metadata_to_proto(graph.metadata, out.metadata_props)
+
+
+def _function_to_proto(function: ir.Function, out: FunctionProto) -> None:
+    out.domain = function.domain
+    out.name = function.name
+    out.input.extend(function.inputs)
+    out.output.extend(function.outputs)
+    out.attribute.extend(function.attributes)
+    for attr in function.attribute_defaults:
+        _attribute_to_proto(attr, out.attribute_proto.add())
+    _nodes_to_proto(function.nodes, out.node)
+    for domain, version in function.opset_imports.items():
+        out.opset_import.append(OperatorSetIdProto(domain=domain, version=version))
+    for info in function.value_info:
+        _value_info_to_proto(info, out.value_info.add())
+    if function.overload:
+        out.overload = function.overload
+    if function.doc_string:
+        out.doc_string = function.doc_string
+    _metadata_to_proto(function.metadata, out.metadata_props)
+
+
+def model_to_proto(model: ir.Model) -> ModelProto:
+    out = ModelProto()
+    out.ir_version = model.ir_version
+    for domain, version in model.opset_imports.items():
+        out.opset_import.append(OperatorSetIdProto(domain=domain, version=version))
+    if model.producer_name:
+        out.producer_name = model.producer_name
+    if model.producer_version:
+        out.producer_version = model.producer_version
+    if model.domain:
+        out.domain = model.domain
+    if model.model_version:
+        out.model_version = model.model_version
+    if model.doc_string:
+        out.doc_string = model.doc_string
+    _metadata_to_proto(model.metadata, out.metadata_props)
+    _graph_to_proto(model.graph, out.graph)
+    for function in model.functions:
+        _function_to_proto(function, out.functions.add())
+    return out
+
+
+# -- proto -> IR ----------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, base_dir: Path | None) -> None:
+        self.base_dir = base_dir
+
+    def tensor(self, proto: TensorProto) -> ir.TensorData:
+        elem = _elem(proto.data_type) or ElementType.UNDEFINED
+        base_dir = self.base_dir
+
+        def load() -> np.ndarray:
+            from onnxcraft.proto.tensor import to_array
+
+            return to_array(proto, base_dir=base_dir)
+
+        return ir.TensorData(
+            proto.name,
+            elem,
+            tuple(int(d) for d in proto.dims),
+            load=load,
+            source=proto,
+            doc_string=proto.doc_string,
+        )
+
+    def sparse(self, proto: SparseTensorProto) -> ir.SparseData:
+        return ir.SparseData(
+            self.tensor(proto.values), self.tensor(proto.indices), tuple(int(d) for d in proto.dims)
+        )
+
+    def attribute(self, proto: AttributeProto) -> ir.Attribute:
+        kind = _ATTR_NAMES.get(proto.type)
+        if kind is None:
+            kind = _guess_attribute_type(proto)
+        attr = ir.Attribute(proto.name, kind, None, proto.ref_attr_name, proto.doc_string)
+        if proto.ref_attr_name:
+            return attr
+        if kind == "FLOAT":
+            attr.value = float(proto.f)
+        elif kind == "INT":
+            attr.value = int(proto.i)
+        elif kind == "STRING":
+            attr.value = _decode(proto.s)
+        elif kind == "TENSOR":
+            attr.value = self.tensor(proto.t)
+        elif kind == "GRAPH":
+            attr.value = self.graph(proto.g)
+        elif kind == "SPARSE_TENSOR":
+            attr.value = self.sparse(proto.sparse_tensor)
+        elif kind == "TYPE_PROTO":
+            attr.value = type_from_proto(proto.tp)
+        elif kind == "FLOATS":
+            attr.value = [float(v) for v in proto.floats]
+        elif kind == "INTS":
+            attr.value = [int(v) for v in proto.ints]
+        elif kind == "STRINGS":
+            attr.value = [_decode(v) for v in proto.strings]
+        elif kind == "TENSORS":
+            attr.value = [self.tensor(t) for t in proto.tensors]
+        elif kind == "GRAPHS":
+            attr.value = [self.graph(g) for g in proto.graphs]
+        elif kind == "SPARSE_TENSORS":
+            attr.value = [self.sparse(s) for s in proto.sparse_tensors]
+        elif kind == "TYPE_PROTOS":
+            attr.value = [type_from_proto(t) for t in proto.type_protos]
+        return attr
+
+    def node(self, proto: NodeProto) -> ir.Node:
+        return ir.Node(
+            op_type=proto.op_type,
+            inputs=list(proto.input),
+            outputs=list(proto.output),
+            domain="" if proto.domain == "ai.onnx" else proto.domain,
+            name=proto.name,
+            attributes=[self.attribute(a) for a in proto.attribute],
+            doc_string=proto.doc_string,
+            overload=proto.overload,
+            metadata={e.key: e.value for e in proto.metadata_props},
+        )
+
+    def value_info(self, proto: ValueInfoProto) -> ir.ValueInfo:
+        value_type = type_from_proto(proto.type) if proto.HasField("type") else None
+        return ir.ValueInfo(
+            proto.name, value_type, proto.doc_string, {e.key: e.value for e in proto.metadata_props}
+        )
+
+    def graph(self, proto: GraphProto) -> ir.Graph:
+        return ir.Graph(
+            name=proto.name,
+            nodes=[self.node(n) for n in proto.node],
+            inputs=[self.value_info(v) for v in proto.input],
+            outputs=[self.value_info(v) for v in proto.output],
+            initializers=[self.tensor(t) for t in proto.initializer],
+            sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
+            value_info=[self.value_info(v) for v in proto.value_info],
+            doc_string=proto.doc_string,
+            metadata={e.key: e.value for e in proto.metadata_props},
+        )
+
+    def function(self, proto: FunctionProto) -> ir.Function:
+        return ir.Function(
+            domain=proto.domain,
+            name=proto.name,
+            inputs=list(proto.input),
+            outputs=list(proto.output),
+            nodes=[self.node(n) for n in proto.node],
+            attributes=list(proto.attribute),
+            attribute_defaults=[self.attribute(a) for a in proto.attribute_proto],
+            opset_imports={_domain(o.domain): int(o.version) for o in proto.opset_import},
+            value_info=[self.value_info(v) for v in proto.value_info],
+            overload=proto.overload,
+            doc_string=proto.doc_string,
+            metadata={e.key: e.value for e in proto.metadata_props},
+        )
+
+
+def _domain(domain: str) -> str:
+    return "" if domain == "ai.onnx" else domain
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _guess_attribute_type(proto: AttributeProto) -> str:
+    """Very old models leave AttributeProto.type unset: read it from the field that is set."""
+    for field, kind in (
+        ("f", "FLOAT"),
+        ("i", "INT"),
+        ("s", "STRING"),
+        ("t", "TENSOR"),
+        ("g", "GRAPH"),
+        ("tp", "TYPE_PROTO"),
+    ):
+        if proto.HasField(field):
+            return kind
+    for field, kind in (
+        ("floats", "FLOATS"),
+        ("ints", "INTS"),
+        ("strings", "STRINGS"),
+        ("tensors", "TENSORS"),
+        ("graphs", "GRAPHS"),
+    ):
+        if len(getattr(proto, field)):
+            return kind
+    return "UNDEFINED"
+
+
+def model_from_proto(model: Any, *, base_dir: str | Path | None = None) -> ir.Model:
+    """Read any ModelProto (onnxcraft's or onnx's) into the IR; tensors stay lazy."""
+    proto = as_model_proto(model)
+    reader = _Reader(Path(base_dir) if base_dir is not None else None)
+    return ir.Model(
+        graph=reader.graph(proto.graph),
+        opset_imports={_domain(o.domain): int(o.version) for o in proto.opset_import},
+        ir_version=int(proto.ir_version),
+        producer_name=proto.producer_name,
+        producer_version=proto.producer_version,
+        domain=proto.domain,
+        model_version=int(proto.model_version),
+        doc_string=proto.doc_string,
+        metadata={e.key: e.value for e in proto.metadata_props},
+        functions=[reader.function(f) for f in proto.functions],
+    )

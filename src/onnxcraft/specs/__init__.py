@@ -1,0 +1,82 @@
+"""Operator specs: every version of every operator of the standard, as data.
+
+    from onnxcraft import specs
+    specs.get("Add", opset=21)          # the OpSpec in force at ai.onnx opset 21
+    specs.resolve_since_version("", "Add", 21)   # 14
+    [s.key for s in specs.schemas()]    # every (domain, op_type, since_version)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from onnxcraft.specs.model import AttributeSpec, FormalParameter, FunctionBody, OpSpec, TypeConstraint
+from onnxcraft.specs.registry import SpecRegistry, default_registry, normalize_domain
+
+__all__ = [
+    "AttributeSpec",
+    "FormalParameter",
+    "FunctionBody",
+    "OpSpec",
+    "SpecRegistry",
+    "TypeConstraint",
+    "add_folder",
+    "get",
+    "is_standard_domain",
+    "max_opset",
+    "ops_at",
+    "resolve_since_version",
+    "schemas",
+    "versions",
+]
+
+
+def schemas() -> Iterator[OpSpec]:
+    """Every OpSpec (every version of every operator), in (domain, name, version) order."""
+    return default_registry().schemas()
+
+
+def get(op_type: str, domain: str = "", opset: int | None = None) -> OpSpec:
+    """The version of ``op_type`` in force at ``opset`` (the newest when None)."""
+    return default_registry().get(op_type, domain, opset)
+
+
+def versions(op_type: str, domain: str = "") -> tuple[int, ...]:
+    """The since_versions of an operator, oldest first."""
+    return tuple(s.since_version for s in default_registry().versions_of(domain, op_type))
+
+
+def resolve_since_version(domain: str, op_type: str, opset: int) -> int | None:
+    """The since_version in force at ``opset``, or None if the operator is unknown or newer."""
+    registry = default_registry()
+    if not registry.has(domain, op_type):
+        return None
+    spec = registry.resolve(domain, op_type, opset)
+    return None if spec is None else spec.since_version
+
+
+def ops_at(domain: str, opset: int) -> list[str]:
+    """Names of the operators valid at ``opset``: existing there and not deprecated."""
+    registry = default_registry()
+    result = []
+    for name in registry.op_names(domain):
+        spec = registry.resolve(domain, name, opset)
+        if spec is not None and not spec.deprecated:
+            result.append(name)
+    return result
+
+
+def max_opset(domain: str) -> int:
+    return default_registry().max_opset(domain)
+
+
+def is_standard_domain(domain: str) -> bool:
+    """True for the domains whose specs ship with onnxcraft (or were added as user specs)."""
+    registry = default_registry()
+    return normalize_domain(domain) in registry.domains()
+
+
+def add_folder(path: str | Path) -> list[str]:
+    """Make the spec files of a user folder known (one sub-folder per domain)."""
+    return default_registry().add_folder(Path(path))
