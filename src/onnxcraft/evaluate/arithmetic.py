@@ -92,8 +92,7 @@ def pow_(base: Any, exponent: Any, *, broadcast: int = 0, axis: int | None = Non
 @compute_in_float32
 def mod(a: Any, b: Any, *, fmod: int = 0) -> np.ndarray:
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype.kind == "f" and not fmod:
-        fail("Mod", "fmod must be 1 for floating-point inputs")
+    # fmod=0 on floats (allowed from Mod-28) is Python's modulo: the sign of the divisor.
     with np.errstate(all="ignore"):
         result = np.fmod(a, b) if fmod else np.mod(a, b)
     return np.asarray(result).astype(a.dtype, copy=False)

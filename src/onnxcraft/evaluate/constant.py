@@ -47,7 +47,7 @@ def constant_of_shape(shape: Any, *, value: Any = None) -> np.ndarray:
     return np.full(dims, fill[0], dtype=fill.dtype)
 
 
-def range_(start: Any, limit: Any, delta: Any) -> np.ndarray:
+def range_(start: Any, limit: Any, delta: Any, *, stash_type: int | None = None) -> np.ndarray:
     start, limit, delta = (np.asarray(v) for v in (start, limit, delta))
     step = delta.reshape(-1)[0]
     if step == 0:

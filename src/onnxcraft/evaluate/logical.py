@@ -55,7 +55,10 @@ def bit_shift(x: Any, y: Any, *, direction: str) -> np.ndarray:
         result = np.right_shift(x, safe)
     else:
         fail("BitShift", f"direction must be 'LEFT' or 'RIGHT', got {direction!r}")
-    return np.where(overflow, np.zeros((), x.dtype), result).astype(x.dtype)
+    # Shifting by the width or more leaves no bits: 0, or the sign for a right shift of a
+    # negative signed value.
+    fill = np.where((x < 0) & (direction == "RIGHT"), -1, 0) if x.dtype.kind == "i" else 0
+    return np.where(overflow, np.asarray(fill).astype(x.dtype), result).astype(x.dtype)
 
 
 def _bitwise(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
