@@ -122,7 +122,7 @@ def _load_external(model: ModelProto, folder: Path | None, label: str) -> None:
             )
         tensor.raw_data = read_tensor_bytes(tensor, folder)
         del tensor.external_data[:]
-        tensor.data_location = TensorProto.DEFAULT
+        tensor.ClearField("data_location")
 
 
 def _as_model(model: Any) -> ModelProto:
@@ -196,7 +196,7 @@ def _save_external(
 ) -> None:
     """Move large tensors to data files, write the model, then give the model its data back."""
     default_location = location or f"{target.name}.data"
-    moved: list[tuple[TensorProto, Path, int, int]] = []  # tensor, file, offset, length
+    moved: list[tuple[TensorProto, Path, int, int, bool]] = []  # tensor, file, offset, length, had location
     temps: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
     try:
         for index, tensor in enumerate(tensors_of(model)):
@@ -221,13 +221,14 @@ def _save_external(
             handle.write(data)
             length = len(data)
             del data
+            had_location = tensor.HasField("data_location")
             tensor.ClearField("raw_data")
             tensor.data_location = TensorProto.EXTERNAL
             del tensor.external_data[:]
             for key, value in (("location", name), ("offset", str(offset)), ("length", str(length))):
                 entry = tensor.external_data.add()
                 entry.key, entry.value = key, value
-            moved.append((tensor, final, offset, length))
+            moved.append((tensor, final, offset, length, had_location))
         for temp, handle in temps.values():
             handle.flush()
             os.fsync(handle.fileno())
@@ -255,11 +256,14 @@ def _save_external(
                 pass
 
 
-def _restore(moved: list[tuple[TensorProto, Path, int, int]], current: dict[Path, Path]) -> None:
+def _restore(moved: list[tuple[TensorProto, Path, int, int, bool]], current: dict[Path, Path]) -> None:
     """Put the tensors' bytes back into the caller's model, read back from the data files."""
-    for tensor, final, offset, length in moved:
+    for tensor, final, offset, length, had_location in moved:
         del tensor.external_data[:]
-        tensor.data_location = TensorProto.DEFAULT
+        if had_location:
+            tensor.data_location = TensorProto.DEFAULT
+        else:
+            tensor.ClearField("data_location")
         with open(current.get(final, final), "rb") as handle:
             handle.seek(offset)
             tensor.raw_data = handle.read(length)

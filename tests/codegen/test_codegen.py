@@ -1,0 +1,65 @@
+"""The generated opset modules are fresh, have the right members, and type-check."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from onnxcraft import specs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_generated_modules_are_fresh() -> None:
+    result = subprocess.run([sys.executable, "-m", "onnxcraft.codegen", "--check"],
+                            capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(("domain", "package"), [
+    ("", "onnxcraft.opset.ai.onnx"),
+    ("ai.onnx.ml", "onnxcraft.opset.ai.onnx.ml"),
+    ("ai.onnx.preview.training", "onnxcraft.opset.ai.onnx.preview.training"),
+    ("ai.onnx.preview", "onnxcraft.opset.ai.onnx.preview"),
+])
+def test_each_module_exposes_exactly_the_valid_operators(domain: str, package: str) -> None:
+    for opset in range(1, specs.max_opset(domain) + 1):
+        module = importlib.import_module(f"{package}.v{opset}")
+        expected = set(specs.ops_at(domain, opset))
+        assert set(module.__all__) == expected, opset
+        for name in expected:
+            fn = getattr(module, name)
+            spec = specs.get(name, domain=domain, opset=opset)
+            assert f"@{spec.since_version}::{name}" in (fn.__doc__ or "")
+
+
+def test_rebound_functions_record_their_module_opset() -> None:
+    from onnxcraft.opset.ai.onnx import v14, v21
+
+    assert v21.Add.__code__ is v14.Add.__code__
+    assert v21.Add.__globals__["_OPSET"] == 21 and v14.Add.__globals__["_OPSET"] == 14
+
+
+def test_mypy_accepts_correct_calls_and_flags_wrong_attribute_types(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    good = tmp_path / "good.py"
+    good.write_text(
+        "import numpy as np\nimport onnxcraft as oc\nfrom onnxcraft.opset.ai.onnx import v21 as op\n"
+        "x = oc.arg('x', np.float32, ('N', 3))\n"
+        "y: oc.Var = op.Softmax(op.Add(x, 1.0), axis=1)\n"
+        "v, i = op.TopK(x, np.array([2]), axis=1)\n"
+        "z = op.Cast(y, to=np.int64)\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import numpy as np\nimport onnxcraft as oc\nfrom onnxcraft.opset.ai.onnx import v21 as op\n"
+        "x = oc.arg('x', np.float32, (3,))\ny = op.Softmax(x, axis='last')\n")
+    run = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent"]
+    ok = subprocess.run([*run, str(good)], capture_output=True, text=True, cwd=REPO)
+    assert ok.returncode == 0, ok.stdout
+    wrong = subprocess.run([*run, str(bad)], capture_output=True, text=True, cwd=REPO)
+    assert wrong.returncode == 1, wrong.stdout
+    assert 'Argument "axis" has incompatible type "str"; expected "int"' in wrong.stdout

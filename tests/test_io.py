@@ -1,0 +1,128 @@
+"""Model files: round trips, external data, refusals, atomic saves, corrupt input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+import onnxcraft as oc
+from onnxcraft.io import PROTOBUF_LIMIT
+from onnxcraft.proto import ModelProto
+
+
+def _model(*arrays: np.ndarray) -> ModelProto:
+    model = ModelProto()
+    model.ir_version = 8
+    model.graph.name = "g"
+    for i, array in enumerate(arrays):
+        model.graph.initializer.append(oc.from_array(array, f"w{i}"))
+    return model
+
+
+def test_inline_round_trip_and_onnx_objects(tmp_path: Path) -> None:
+    model = _model(np.arange(10, dtype=np.float32))
+    oc.save(model, tmp_path / "m.onnx")
+    assert oc.load(tmp_path / "m.onnx") == model
+    onnx_model = onnx.load(str(tmp_path / "m.onnx"))
+    oc.save(onnx_model, tmp_path / "again.onnx")  # an onnx.ModelProto is accepted as is
+    assert (tmp_path / "again.onnx").read_bytes() == (tmp_path / "m.onnx").read_bytes()
+    assert oc.load((tmp_path / "m.onnx").read_bytes()) == model
+    with open(tmp_path / "m.onnx", "rb") as handle:
+        assert oc.load(handle) == model
+
+
+def test_external_data_one_file_and_per_tensor(tmp_path: Path) -> None:
+    big = np.arange(4096, dtype=np.float32)
+    model = _model(big, big * 2, np.ones(2, np.float32))
+    before = model.SerializeToString()
+    oc.save(model, tmp_path / "m.onnx", external_data=True)
+    assert model.SerializeToString() == before  # the caller's model is left as it was
+    assert sorted(os.listdir(tmp_path)) == ["m.onnx", "m.onnx.data"]
+    loaded = oc.load(tmp_path / "m.onnx")
+    np.testing.assert_array_equal(oc.to_array(loaded.graph.initializer[1]), big * 2)
+    from onnx import numpy_helper
+
+    read_by_onnx = onnx.load(str(tmp_path / "m.onnx")).graph.initializer[1]
+    np.testing.assert_array_equal(numpy_helper.to_array(read_by_onnx), big * 2)
+    oc.save(model, tmp_path / "m.onnx", external_data=True)
+    assert (tmp_path / "m.onnx.data").stat().st_size < 2 * 4096 * 4 + 8192  # replaced, not appended
+    oc.save(model, tmp_path / "p.onnx", external_data=True, one_file_per_tensor=True)
+    assert {"w0.bin", "w1.bin"} <= set(os.listdir(tmp_path))
+    assert oc.load(tmp_path / "p.onnx") == model
+
+
+def _external(tmp_path: Path, location: str, offset: int = 0, length: int = 16) -> Path:
+    model = _model(np.zeros(4, np.float32))
+    tensor = model.graph.initializer[0]
+    tensor.ClearField("raw_data")
+    tensor.data_location = onnx.TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", str(offset)), ("length", str(length))):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    path = tmp_path / "model" / "m.onnx"
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+@pytest.mark.parametrize("location", ["/etc/passwd", "../secret.bin", "sub/../../secret.bin"])
+def test_locations_outside_the_model_folder_are_refused(tmp_path: Path, location: str) -> None:
+    (tmp_path / "secret.bin").write_bytes(b"\0" * 16)
+    with pytest.raises(oc.ExternalDataError, match="absolute|'\\.\\.'"):
+        oc.load(_external(tmp_path, location))
+
+
+def test_symlink_escaping_the_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "secret.bin").write_bytes(b"\0" * 16)
+    path = _external(tmp_path, "link.bin")
+    (path.parent / "link.bin").symlink_to(tmp_path / "secret.bin")
+    with pytest.raises(oc.ExternalDataError, match="outside the model's folder"):
+        oc.load(path)
+
+
+def test_ranges_beyond_the_file_are_refused(tmp_path: Path) -> None:
+    path = _external(tmp_path, "w.bin", offset=8, length=16)
+    (path.parent / "w.bin").write_bytes(b"\0" * 16)
+    with pytest.raises(oc.ExternalDataError, match="beyond the end"):
+        oc.load(path)
+
+
+def test_corrupt_truncated_and_foreign_files(tmp_path: Path) -> None:
+    good = _model(np.arange(100, dtype=np.float32)).SerializeToString()
+    for name, data, message in (("empty", b"", "empty"), ("cut", good[:57], "truncated or corrupt"),
+                                ("tensor", oc.from_array(np.ones(3)).SerializeToString(), "not an ONNX model")):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(oc.ModelFileError, match=message) as info:
+            oc.load(path)
+        assert str(path) in str(info.value)
+    with pytest.raises(oc.ModelFileError, match="cannot read"):
+        oc.load(tmp_path / "missing.onnx")
+
+
+def test_failed_save_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _model(np.arange(4096, dtype=np.float32))
+    target = tmp_path / "m.onnx"
+    target.write_bytes(b"previous")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(oc.ModelFileError, match="No space left"):
+        oc.save(model, target, external_data=True)
+    monkeypatch.undo()
+    assert sorted(os.listdir(tmp_path)) == ["m.onnx"] and target.read_bytes() == b"previous"
+    assert model.graph.initializer[0].HasField("raw_data")  # the caller's data is intact
+
+
+def test_models_over_two_gib_are_refused_before_encoding(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    model = _model(np.zeros(4, np.float32))
+    monkeypatch.setattr(ModelProto, "ByteSize", lambda self: PROTOBUF_LIMIT + 1)
+    with pytest.raises(oc.ModelFileError, match="2 GiB.*external_data=True"):
+        oc.save(model, tmp_path / "big.onnx")
+    assert not (tmp_path / "big.onnx").exists()
