@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.evaluate._versions import versions
-from onnxcraft.evaluate.common import fail
+from onnxcraft.evaluate.common import compute_in_float32, fail
 from onnxcraft.evaluate.registry import KernelRegistry
 
 __all__ = ["register"]
@@ -47,6 +47,7 @@ def constant_of_shape(shape: Any, *, value: Any = None) -> np.ndarray:
     return np.full(dims, fill[0], dtype=fill.dtype)
 
 
+@compute_in_float32
 def range_(start: Any, limit: Any, delta: Any, *, stash_type: int | None = None) -> np.ndarray:
     start, limit, delta = (np.asarray(v) for v in (start, limit, delta))
     step = delta.reshape(-1)[0]

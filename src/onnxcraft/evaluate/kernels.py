@@ -22,6 +22,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "reduction",
     "indexing",
     "constant",
+    "sequence",
+    "tensor_ops",
     "control",
     "conv",
     "conv_transpose",

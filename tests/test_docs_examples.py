@@ -1,0 +1,33 @@
+"""The README quickstart and every example run, and check what they claim."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_readme_quickstart_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (REPO / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code is not None
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    assert (tmp_path / "linreg.onnx").exists()
+    assert np.asarray(namespace["out"]["Y"]).shape == (2, 3)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "examples").glob("*.py")))
+def test_example_runs(name: str, tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(name, REPO / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(str(tmp_path / f"{name}.onnx"))  # each example asserts its results itself
+    assert (tmp_path / f"{name}.onnx").exists()
