@@ -24,6 +24,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "constant",
     "sequence",
     "tensor_ops",
+    "attention",
     "control",
     "conv",
     "conv_transpose",
