@@ -25,6 +25,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "sequence",
     "tensor_ops",
     "attention",
+    "quantization",
     "control",
     "conv",
     "conv_transpose",
