@@ -26,6 +26,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "tensor_ops",
     "attention",
     "quantization",
+    "rnn",
     "control",
     "conv",
     "conv_transpose",
