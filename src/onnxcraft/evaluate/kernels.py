@@ -27,6 +27,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "attention",
     "quantization",
     "rnn",
+    "text",
+    "rotary",
     "control",
     "conv",
     "conv_transpose",
