@@ -13,11 +13,11 @@ The public API is listed in ``__all__``, grouped by concern; everything else is 
 
 from __future__ import annotations
 
-from onnxcraft import proto
+from typing import TYPE_CHECKING, Any
+
 from onnxcraft.core.api import arg, const, custom_op
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build
-from onnxcraft.core.check import check
 from onnxcraft.core.function import function
 from onnxcraft.core.inline import inline
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor
@@ -38,19 +38,52 @@ from onnxcraft.errors import (
     TensorConversionError,
     ValidationError,
 )
-from onnxcraft.evaluate.evaluator import Evaluator, evaluate
-from onnxcraft.evaluate.kernels import register_kernel
-from onnxcraft.infer.model import infer_shapes
-from onnxcraft.io import load, save
-from onnxcraft.proto.tensor import (
-    from_array,
-    from_sparse,
-    from_value,
-    sparse_to_dense,
-    to_array,
-    to_sparse,
-    to_value,
-)
+
+if TYPE_CHECKING:
+    from onnxcraft import proto
+    from onnxcraft.core.check import check
+    from onnxcraft.evaluate.evaluator import Evaluator, evaluate
+    from onnxcraft.evaluate.kernels import register_kernel
+    from onnxcraft.infer.model import infer_shapes
+    from onnxcraft.io import load, save
+    from onnxcraft.proto.tensor import (
+        from_array,
+        from_sparse,
+        from_value,
+        sparse_to_dense,
+        to_array,
+        to_sparse,
+        to_value,
+    )
+
+# Names whose modules pull in protobuf or the evaluator are imported on first use, so that
+# `import onnxcraft` (and every generated opset module) stays fast.
+_LAZY = {
+    "proto": ("onnxcraft", "proto"),
+    "check": ("onnxcraft.core.check", "check"),
+    "Evaluator": ("onnxcraft.evaluate.evaluator", "Evaluator"),
+    "evaluate": ("onnxcraft.evaluate.evaluator", "evaluate"),
+    "register_kernel": ("onnxcraft.evaluate.kernels", "register_kernel"),
+    "infer_shapes": ("onnxcraft.infer.model", "infer_shapes"),
+    "load": ("onnxcraft.io", "load"),
+    "save": ("onnxcraft.io", "save"),
+    **{name: ("onnxcraft.proto.tensor", name) for name in (
+        "from_array", "from_sparse", "from_value", "sparse_to_dense", "to_array", "to_sparse",
+        "to_value")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(module_name if attribute != "proto" else "onnxcraft.proto")
+        value = module if attribute == "proto" else getattr(module, attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'onnxcraft' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 
