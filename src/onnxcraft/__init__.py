@@ -42,7 +42,7 @@ from onnxcraft.errors import (
 if TYPE_CHECKING:
     from onnxcraft import proto
     from onnxcraft.core.check import check
-    from onnxcraft.evaluate.evaluator import Evaluator, evaluate
+    from onnxcraft.evaluate.evaluator import Evaluator
     from onnxcraft.evaluate.kernels import register_kernel
     from onnxcraft.infer.model import infer_shapes
     from onnxcraft.io import load, save
@@ -62,7 +62,6 @@ _LAZY = {
     "proto": ("onnxcraft", "proto"),
     "check": ("onnxcraft.core.check", "check"),
     "Evaluator": ("onnxcraft.evaluate.evaluator", "Evaluator"),
-    "evaluate": ("onnxcraft.evaluate.evaluator", "evaluate"),
     "register_kernel": ("onnxcraft.evaluate.kernels", "register_kernel"),
     "infer_shapes": ("onnxcraft.infer.model", "infer_shapes"),
     "load": ("onnxcraft.io", "load"),
@@ -71,6 +70,27 @@ _LAZY = {
         "from_array", "from_sparse", "from_value", "sparse_to_dense", "to_array", "to_sparse",
         "to_value")},
 }
+
+
+# `onnxcraft.evaluate` is also a subpackage: import it first, so that the function defined
+# next owns the name (a later import of the subpackage would otherwise replace it).
+from onnxcraft import evaluate as _evaluate_package  # noqa: E402, F401
+
+
+def evaluate(
+    model: Any,
+    feeds: Any,
+    *,
+    outputs: Any = None,
+    intermediates: bool = False,
+) -> dict[str, Any]:
+    """Evaluate a model (or DSL outputs) on numpy.
+
+    See :func:`onnxcraft.evaluate.evaluator.evaluate` for the arguments.
+    """
+    from onnxcraft.evaluate.evaluator import evaluate as run
+
+    return run(model, feeds, outputs=outputs, intermediates=intermediates)
 
 
 def __getattr__(name: str) -> Any:
