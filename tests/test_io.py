@@ -120,9 +120,18 @@ def test_failed_save_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert model.graph.initializer[0].HasField("raw_data")  # the caller's data is intact
 
 
+def test_size_estimate_counts_tensor_bytes_without_encoding() -> None:
+    from onnxcraft.io import estimated_size
+
+    model = _model(np.zeros((3, 5), np.float32), np.zeros(7, np.int64))
+    assert estimated_size(model) == 3 * 5 * 4 + 7 * 8
+
+
 def test_models_over_two_gib_are_refused_before_encoding(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     model = _model(np.zeros(4, np.float32))
-    monkeypatch.setattr(ModelProto, "ByteSize", lambda self: PROTOBUF_LIMIT + 1)
+    import onnxcraft.io
+
+    monkeypatch.setattr(onnxcraft.io, "estimated_size", lambda model: PROTOBUF_LIMIT + 1)
     with pytest.raises(oc.ModelFileError, match="2 GiB.*external_data=True"):
         oc.save(model, tmp_path / "big.onnx")
     assert not (tmp_path / "big.onnx").exists()

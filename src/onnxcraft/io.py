@@ -156,7 +156,7 @@ def save(
     if not folder.is_dir():
         raise ModelFileError(f"{label}: cannot save: folder {folder} does not exist")
     if not external_data:
-        size = model.ByteSize()
+        size = estimated_size(model)
         if size > PROTOBUF_LIMIT:
             raise ModelFileError(
                 f"{label}: the model is {size / 2**30:.2f} GiB, over protobuf's 2 GiB limit for "
@@ -186,6 +186,42 @@ def _atomic_write(target: Path, write: Any) -> None:
         raise
 
 
+def _copy_without_initializer_data(model: ModelProto) -> ModelProto:
+    """A copy of ``model`` whose top-level initializers hold no data (nothing large is copied)."""
+    stripped = ModelProto()
+    for field, value in model.ListFields():
+        if field.name != "graph":
+            _copy_field(stripped, field, value)
+    for field, value in model.graph.ListFields():
+        if field.name != "initializer":
+            _copy_field(stripped.graph, field, value)
+    for tensor in model.graph.initializer:
+        copy = stripped.graph.initializer.add()
+        for field, value in tensor.ListFields():
+            if field.name not in _DATA_FIELDS:
+                _copy_field(copy, field, value)
+    return stripped
+
+
+_DATA_FIELDS = frozenset({"raw_data", "float_data", "int32_data", "string_data", "int64_data",
+                          "double_data", "uint64_data"})
+
+
+def _is_repeated(field: Any) -> bool:
+    # protobuf 7 has is_repeated and no label; older releases only label.
+    repeated = getattr(field, "is_repeated", None)
+    return bool(repeated) if repeated is not None else bool(field.label == field.LABEL_REPEATED)
+
+
+def _copy_field(target: Any, field: Any, value: Any) -> None:
+    if _is_repeated(field):
+        getattr(target, field.name).extend(value)
+    elif field.message_type is not None:
+        getattr(target, field.name).CopyFrom(value)
+    else:
+        setattr(target, field.name, value)
+
+
 def _save_external(
     model: ModelProto,
     target: Path,
@@ -194,18 +230,24 @@ def _save_external(
     location: str | None,
     one_file_per_tensor: bool,
 ) -> None:
-    """Move large tensors to data files, write the model, then give the model its data back."""
+    """Write large tensors to data files straight from the model's messages, then the model.
+
+    The caller's model is not modified: the written model is a copy that shares nothing large
+    with it (top-level initializer data is read from the original, one tensor at a time).
+    """
     default_location = location or f"{target.name}.data"
-    moved: list[tuple[TensorProto, Path, int, int, bool]] = []  # tensor, file, offset, length, had location
+    stripped = _copy_without_initializer_data(model)
+    originals = list(model.graph.initializer)
     temps: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
     try:
-        for index, tensor in enumerate(tensors_of(model)):
-            if tensor.data_location == TensorProto.EXTERNAL or not tensor.HasField("raw_data"):
+        for index, tensor in enumerate(tensors_of(stripped)):
+            if tensor.data_location == TensorProto.EXTERNAL:
                 continue
-            if tensor.ByteSize() < threshold:  # cheap upper bound of the data size
-                continue
-            data = tensor.raw_data
-            if len(data) < threshold:
+            # The first tensors of tensors_of() are the top-level initializers, in order.
+            source = originals[index] if index < len(originals) else tensor
+            if not source.HasField("raw_data") or _data_bytes(source) < threshold:
+                if source is not tensor:
+                    tensor.CopyFrom(source)  # a small initializer keeps its data inline
                 continue
             name = (f"{_file_stem(tensor.name, index)}.bin" if one_file_per_tensor
                     else default_location)
@@ -218,22 +260,21 @@ def _save_external(
             if offset % _ALIGNMENT:
                 handle.write(b"\0" * (_ALIGNMENT - offset % _ALIGNMENT))
                 offset = handle.tell()
+            data = source.raw_data
             handle.write(data)
             length = len(data)
             del data
-            had_location = tensor.HasField("data_location")
             tensor.ClearField("raw_data")
             tensor.data_location = TensorProto.EXTERNAL
             del tensor.external_data[:]
             for key, value in (("location", name), ("offset", str(offset)), ("length", str(length))):
                 entry = tensor.external_data.add()
                 entry.key, entry.value = key, value
-            moved.append((tensor, final, offset, length, had_location))
-        for temp, handle in temps.values():
+        for _, handle in temps.values():
             handle.flush()
             os.fsync(handle.fileno())
             handle.close()
-        serialized = model.SerializeToString()
+        serialized = stripped.SerializeToString()
         if len(serialized) > PROTOBUF_LIMIT:
             raise ModelFileError(f"{target}: even without its large tensors the model exceeds 2 GiB")
         for final, (temp, _) in list(temps.items()):
@@ -243,30 +284,33 @@ def _save_external(
     except OSError as exc:
         raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
     finally:
-        # Give the caller's model its bytes back from wherever they are now (a temp file
-        # if the save failed, else the final data file), then remove leftover temp files.
-        current = {final: Path(temp) for final, (temp, _) in temps.items()}
-        for _, handle in temps.values():
+        for temp, handle in temps.values():
             handle.close()
-        _restore(moved, current)
-        for temp, _ in temps.values():
             try:
                 os.unlink(temp)
             except FileNotFoundError:
                 pass
 
 
-def _restore(moved: list[tuple[TensorProto, Path, int, int, bool]], current: dict[Path, Path]) -> None:
-    """Put the tensors' bytes back into the caller's model, read back from the data files."""
-    for tensor, final, offset, length, had_location in moved:
-        del tensor.external_data[:]
-        if had_location:
-            tensor.data_location = TensorProto.DEFAULT
-        else:
-            tensor.ClearField("data_location")
-        with open(current.get(final, final), "rb") as handle:
-            handle.seek(offset)
-            tensor.raw_data = handle.read(length)
+_ITEM_BITS = {1: 32, 2: 8, 3: 8, 4: 16, 5: 16, 6: 32, 7: 64, 9: 8, 10: 16, 11: 64, 12: 32,
+              13: 64, 14: 64, 15: 128, 16: 16, 17: 8, 18: 8, 19: 8, 20: 8, 21: 4, 22: 4, 23: 4,
+              24: 8, 25: 2, 26: 2, 27: 6, 28: 6}
+
+
+def _data_bytes(tensor: TensorProto) -> int:
+    """The size of a tensor's data, from its dims and type (without touching the data)."""
+    count = 1
+    for d in tensor.dims:
+        count *= d
+    bits = _ITEM_BITS.get(tensor.data_type)
+    if bits is None:  # strings: their lengths are only known from the data itself
+        return sum(len(v) for v in tensor.string_data)
+    return (count * bits + 7) // 8
+
+
+def estimated_size(model: ModelProto) -> int:
+    """A lower bound of the encoded size: the bytes of every tensor's data."""
+    return sum(_data_bytes(t) for t in tensors_of(model) if t.data_location != TensorProto.EXTERNAL)
 
 
 def _file_stem(name: str, index: int) -> str:
