@@ -87,9 +87,13 @@ def _scan(ctx: InferenceContext) -> list[ValueType | None]:
             length = first.shape[axis]
     out_axes = ctx.attr("scan_output_axes") or [0] * (len(body) - num_state)
     if ctx.op.since_version == 8:
-        # Scan-8 keeps the batch axis first: outputs stack on axis 1.
+        # Scan-8 runs the body per batch entry: outputs are [batch, sequence, ...body output].
+        first = inputs[num_state] if num_scan else None
+        batch = first.shape[0] if isinstance(first, Tensor) and first.shape else None
         scans = [
-            _stacked(t, 1 if isinstance(t, Tensor) and t.shape else 0, length)
+            Tensor(t.elem_type, None if t.shape is None else (batch, length, *t.shape))
+            if isinstance(t, Tensor)
+            else None
             for t in body[num_state:]
         ]
     else:

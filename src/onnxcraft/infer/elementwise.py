@@ -137,13 +137,13 @@ def _where(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def _swiglu(ctx: InferenceContext) -> list[ValueType | None]:
-    shape = ctx.shape(0)
-    if shape is None or not shape:
-        return [Tensor(ctx.elem(0), None)]
-    axis = ctx.attr("axis", -1)
-    axis = axis + len(shape) if axis < 0 else axis
-    half = shape[axis] // 2 if isinstance(shape[axis], int) else None
-    return [Tensor(ctx.elem(0), shape[:axis] + (half,) + shape[axis + 1 :])]
+    # Y = Swish(A) * B with A and B of one shape (no broadcasting).
+    a, b = ctx.shape(0), ctx.shape(1)
+    if a is not None and b is not None and len(a) == len(b):
+        for x, y in zip(a, b):
+            if isinstance(x, int) and isinstance(y, int) and x != y:
+                raise ctx.fail(f"A {list(a)} and B {list(b)} must have the same shape")
+    return [Tensor(ctx.elem(0), a if a is not None else b)]
 
 
 def register(rules: RuleRegistry) -> None:

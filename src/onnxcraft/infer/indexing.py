@@ -31,6 +31,22 @@ def _gather_elements(ctx: InferenceContext) -> list[ValueType | None]:
     return [Tensor(ctx.elem(0), ctx.shape(1))]
 
 
+def _scatter(ctx: InferenceContext) -> list[ValueType | None]:
+    return [Tensor(ctx.elem(0), ctx.shape(0))]
+
+
+def _gather_nd(ctx: InferenceContext) -> list[ValueType | None]:
+    data, indices = ctx.shape(0), ctx.shape(1)
+    batch = int(ctx.attr("batch_dims", 0))
+    if data is None or indices is None or not isinstance(indices[-1], int):
+        return [Tensor(ctx.elem(0), None)]
+    depth = indices[-1]
+    return [Tensor(ctx.elem(0), (*indices[:-1], *data[batch + depth :]))]
+
+
 def register(rules: RuleRegistry) -> None:
     rules.add("Gather", _gather, since=ALL_VERSIONS)
     rules.add("GatherElements", _gather_elements, since=ALL_VERSIONS)
+    rules.add("GatherND", _gather_nd, since=ALL_VERSIONS)
+    for name in ("Scatter", "ScatterElements", "ScatterND", "TensorScatter"):
+        rules.add(name, _scatter, since=ALL_VERSIONS)

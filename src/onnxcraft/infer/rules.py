@@ -20,6 +20,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "control",
     "sequence",
     "ml",
+    "tensor_ops",
+    "quantization",
+    "attention",
+    "rnn",
+    "loss",
 )
 
 

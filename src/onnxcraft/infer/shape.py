@@ -104,6 +104,11 @@ def _split(ctx: InferenceContext) -> list[ValueType | None]:
     axis = normalize_axis(ctx, int(ctx.attr("axis", 0)), len(shape))
     sizes = ctx.attr("split") if ctx.op.since_version < 13 else ctx.int_values(1)
     dim = shape[axis]
+    split_given = ctx.op.since_version >= 13 and ctx.has_input(1) or (
+        ctx.op.since_version < 13 and ctx.has_input(1))
+    if sizes is None and split_given:
+        # The sizes come from a tensor whose value is unknown here: the axis is unknown.
+        return [Tensor(elem, (*shape[:axis], None, *shape[axis + 1 :]))] * n
     if sizes is None and isinstance(dim, int):
         if ctx.op.since_version >= 18 and ctx.attr("num_outputs") is not None:
             chunk = -(-dim // n)
