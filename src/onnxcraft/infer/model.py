@@ -89,7 +89,7 @@ class _ModelInference:
             t = Tensor(tensor.elem_type, tensor.dims)
             types[tensor.name] = refine(types.get(tensor.name), t, f"initializer {tensor.name!r}")
             if _small(tensor.dims):
-                values[tensor.name] = tensor.array()
+                values[tensor.name] = tensor  # decoded only if a rule asks for the value
         for node in graph.nodes:
             self.node(node, types, values, declared, opsets)
         inferred_names = set()

@@ -97,6 +97,8 @@ class InferenceContext:
         if index >= len(self.input_values):
             return None
         v = self.input_values[index]
+        if hasattr(v, "array") and not isinstance(v, np.ndarray):  # a lazily decoded tensor
+            v = v.array()
         return v if isinstance(v, np.ndarray) else None
 
     def int_values(self, index: int) -> list[int] | None:

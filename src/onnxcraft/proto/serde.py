@@ -124,12 +124,11 @@ def _shape_from_proto(target: Any) -> tuple[int | str | None, ...] | None:
     return tuple(dims)
 
 
+_ELEMENTS = {int(e): e for e in ElementType if e != ElementType.UNDEFINED}
+
+
 def _elem(value: int) -> ElementType | None:
-    try:
-        elem = ElementType(value)
-    except ValueError:
-        return None
-    return None if elem == ElementType.UNDEFINED else elem
+    return _ELEMENTS.get(value)
 
 
 def type_from_proto(proto: TypeProto) -> ValueType | None:
@@ -159,7 +158,8 @@ def type_from_proto(proto: TypeProto) -> ValueType | None:
 
 
 def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
-    if data.source is not None and not data.is_loaded:
+    # A tensor read from a message is immutable here: write the original back, bit for bit.
+    if data.source is not None:
         out.CopyFrom(data.source)
         if data.name:
             out.name = data.name
