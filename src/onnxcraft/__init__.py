@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from onnxcraft import ir
 from onnxcraft.core.api import arg, const, custom_op
 from onnxcraft.core.bodies import subgraph
-from onnxcraft.core.build import build
+from onnxcraft.core.build import build, build_ir
 from onnxcraft.core.function import function
 from onnxcraft.core.inline import inline
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor
@@ -124,6 +125,8 @@ __all__ = [
     # building models
     "arg",
     "build",
+    "build_ir",
+    "ir",
     "const",
     "custom_op",
     "function",

@@ -7,6 +7,8 @@ into place, so a failed save leaves no partial file and never half-updates an ex
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import os
 import secrets
 import stat
@@ -14,11 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from onnxcraft.errors import ExternalDataError, ModelFileError
+from onnxcraft import ir
+from onnxcraft.dtypes import ElementType
+from onnxcraft.errors import ExternalDataError, ModelFileError, TensorConversionError
 from onnxcraft.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
-from onnxcraft.proto.stream import write_model
+from onnxcraft.proto.serde import model_to_proto
+from onnxcraft.proto.stream import RawData, write_model
+from onnxcraft.proto.tensor import raw_data
 
 __all__ = ["load", "save", "tensors_of"]
 
@@ -139,7 +145,8 @@ def _as_model(model: Any) -> ModelProto:
     if hasattr(model, "SerializeToString"):
         return ModelProto.FromString(model.SerializeToString())
     raise ModelFileError(
-        f"save: expected a ModelProto (onnxcraft's or onnx's), got {type(model).__name__}"
+        f"save: expected a ModelProto (onnxcraft's or onnx's) or an onnxcraft.ir.Model, "
+        f"got {type(model).__name__}"
     )
 
 
@@ -155,6 +162,10 @@ def save(
 ) -> None:
     """Write ``model`` to ``path`` atomically.
 
+    ``model`` is a ModelProto (onnxcraft's or onnx's) or an :class:`onnxcraft.ir.Model` (from
+    :func:`onnxcraft.build_ir`), whose initializers are written straight from their arrays'
+    memory, never copied into protobuf.
+
     With ``external_data=True`` every tensor of at least ``size_threshold`` bytes goes to a
     side file (``location``, default ``<model file name>.data``; or one file per tensor) next
     to the model; a previous data file of the same name is replaced, never appended to.
@@ -167,12 +178,18 @@ def save(
     """
     target = Path(path)
     label = str(target)
-    model = _as_model(model)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise ModelFileError(f"{label}: cannot save: folder {folder} does not exist")
+    threshold = size_threshold if external_data else 0
+    if isinstance(model, ir.Model):
+        skeleton, elsewhere = _ir_skeleton(model, threshold, label)
+    elif external_data:
+        skeleton, elsewhere = _proto_skeleton(_as_model(model), threshold)
+    else:
+        skeleton, elsewhere = _as_model(model), {}
     if not external_data:
-        size = estimated_size(model)
+        size = estimated_size(skeleton)
         if size > PROTOBUF_LIMIT:
             raise ModelFileError(
                 f"{label}: the model is {size / 2**30:.2f} GiB, over protobuf's 2 GiB limit for "
@@ -180,9 +197,11 @@ def save(
                 f"side file"
             )
         # Streamed: a large model is never held twice (once as messages, once as bytes).
-        _atomic_write(target, lambda handle: write_model(model, handle), fsync)
+        _atomic_write(target, lambda handle: write_model(skeleton, handle, elsewhere), fsync)
         return
-    _save_external(model, target, folder, size_threshold, location, one_file_per_tensor, fsync)
+    _save_external(
+        skeleton, elsewhere, target, folder, threshold, location, one_file_per_tensor, fsync
+    )
 
 
 def _temporary_file(target: Path) -> tuple[int, str]:
@@ -221,19 +240,66 @@ def _atomic_write(target: Path, write: Any, fsync: bool) -> None:
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
-        if isinstance(exc, OSError):
+        if isinstance(exc, OSError) and not isinstance(exc, ModelFileError):
             raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
         raise
 
 
-def _copy_without_initializer_data(model: ModelProto) -> ModelProto:
-    """A copy of ``model`` whose top-level initializers hold no data (nothing large is copied)."""
+# A skeleton is a model's messages less some top-level initializers' raw_data, and that data
+# by initializer index, to be written from where it already is: no tensor is copied whole.
+Skeleton = tuple[ModelProto, dict[int, RawData]]
+
+
+def _proto_skeleton(model: ModelProto, threshold: int) -> Skeleton:
+    """A copy of ``model`` sharing nothing large with it: initializers of at least
+    ``threshold`` bytes of raw_data are read from the original, one at a time, when written."""
     stripped = ModelProto()
     copy_fields(model, stripped, lambda field: field.name != "graph")
     copy_fields(model.graph, stripped.graph, lambda field: field.name != "initializer")
-    for tensor in model.graph.initializer:
-        copy_fields(tensor, stripped.graph.initializer.add(), lambda f: f.name not in _DATA_FIELDS)
-    return stripped
+    elsewhere: dict[int, RawData] = {}
+    for index, tensor in enumerate(model.graph.initializer):
+        copy = stripped.graph.initializer.add()
+        size = _data_bytes(tensor)
+        if not tensor.HasField("raw_data") or size < threshold:
+            copy.CopyFrom(tensor)
+            continue
+        copy_fields(tensor, copy, lambda field: field.name not in _DATA_FIELDS)
+        elsewhere[index] = RawData(size, functools.partial(getattr, tensor, "raw_data"))
+    return stripped, elsewhere
+
+
+def _ir_skeleton(model: ir.Model, threshold: int, label: str) -> Skeleton:
+    """``model`` as messages, less the data of top-level initializers made from arrays (and
+    of at least ``threshold`` bytes): that stays in the arrays, to be written from their memory.
+    """
+    initializers: list[ir.TensorData] = []
+    elsewhere: dict[int, RawData] = {}
+    for index, data in enumerate(model.graph.initializers):
+        if data.source is None and data.elem_type != ElementType.STRING:
+            header = TensorProto(data_type=int(data.elem_type), dims=data.dims)
+            if data.name:
+                header.name = data.name
+            if data.doc_string:
+                header.doc_string = data.doc_string
+            size = _data_bytes(header)
+            if size >= threshold:
+                elsewhere[index] = RawData(size, functools.partial(_array_bytes, data, label))
+                data = ir.TensorData(data.name, data.elem_type, data.dims, source=header)
+        initializers.append(data)
+    graph = dataclasses.replace(model.graph, initializers=initializers)
+    return model_to_proto(dataclasses.replace(model, graph=graph)), elsewhere
+
+
+def _array_bytes(data: ir.TensorData, label: str) -> bytes | memoryview:
+    try:
+        array = data.array()
+        if tuple(array.shape) != tuple(data.dims):
+            raise TensorConversionError(
+                f"its array has shape {array.shape}, its dims say {tuple(data.dims)}"
+            )
+        return raw_data(array, data.elem_type)
+    except (TensorConversionError, ValueError) as exc:
+        raise ModelFileError(f"{label}: cannot save initializer {data.name!r}: {exc}") from exc
 
 
 _DATA_FIELDS = frozenset(
@@ -249,8 +315,54 @@ _DATA_FIELDS = frozenset(
 )
 
 
+class _DataFiles:
+    """External data files being written, under temporary names until the model is saved."""
+
+    def __init__(self, folder: Path, fsync: bool) -> None:
+        self.folder = folder
+        self.fsync = fsync
+        self._open: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
+
+    def append(self, location: str, tensor: str, data: bytes | memoryview) -> int:
+        """Write ``data`` at the next aligned offset of ``location``; returns the offset."""
+        final = safe_location(self.folder, location, tensor=tensor)
+        if final not in self._open:
+            fd, temp = _temporary_file(final)
+            self._open[final] = (temp, os.fdopen(fd, "wb"))
+        handle = self._open[final][1]
+        offset = handle.tell()
+        if offset % _ALIGNMENT:
+            handle.write(b"\0" * (_ALIGNMENT - offset % _ALIGNMENT))
+            offset = handle.tell()
+        handle.write(data)
+        return offset
+
+    def finish(self) -> None:
+        """Flush every file (to the disk with fsync) and close it, still under its temp name."""
+        for _, handle in self._open.values():
+            handle.flush()
+            if self.fsync:
+                os.fsync(handle.fileno())
+            handle.close()
+
+    def commit(self) -> None:
+        """Rename every file into place."""
+        for final, (temp, _) in list(self._open.items()):
+            os.replace(temp, final)
+            del self._open[final]
+
+    def discard(self) -> None:
+        """Remove whatever was not committed."""
+        for temp, handle in self._open.values():
+            handle.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+        self._open.clear()
+
+
 def _save_external(
-    model: ModelProto,
+    skeleton: ModelProto,
+    elsewhere: dict[int, RawData],
     target: Path,
     folder: Path,
     threshold: int,
@@ -258,39 +370,28 @@ def _save_external(
     one_file_per_tensor: bool,
     fsync: bool,
 ) -> None:
-    """Write large tensors to data files straight from the model's messages, then the model.
+    """Write large tensors to data files, then the model referring to them.
 
-    The caller's model is not modified: the written model is a copy that shares nothing large
-    with it (top-level initializer data is read from the original, one tensor at a time).
+    The initializers in ``elsewhere`` always go to a data file, straight from their buffers;
+    any other tensor of the skeleton does when it has at least ``threshold`` bytes of raw_data.
     """
     default_location = location or f"{target.name}.data"
-    stripped = _copy_without_initializer_data(model)
-    originals = list(model.graph.initializer)
-    temps: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
+    files = _DataFiles(folder, fsync)
     try:
-        for index, tensor in enumerate(tensors_of(stripped)):
+        # The first tensors of tensors_of() are the top-level initializers, in order.
+        for index, tensor in enumerate(tensors_of(skeleton)):
             if tensor.data_location == TensorProto.EXTERNAL:
                 continue
-            # The first tensors of tensors_of() are the top-level initializers, in order.
-            source = originals[index] if index < len(originals) else tensor
-            if not source.HasField("raw_data") or _data_bytes(source) < threshold:
-                if source is not tensor:
-                    tensor.CopyFrom(source)  # a small initializer keeps its data inline
+            source = elsewhere.get(index)
+            if source is None and (
+                not tensor.HasField("raw_data") or _data_bytes(tensor) < threshold
+            ):
                 continue
             name = (
                 f"{_file_stem(tensor.name, index)}.bin" if one_file_per_tensor else default_location
             )
-            final = safe_location(folder, name, tensor=tensor.name)
-            if final not in temps:
-                fd, temp = _temporary_file(final)
-                temps[final] = (temp, os.fdopen(fd, "wb"))
-            handle = temps[final][1]
-            offset = handle.tell()
-            if offset % _ALIGNMENT:
-                handle.write(b"\0" * (_ALIGNMENT - offset % _ALIGNMENT))
-                offset = handle.tell()
-            data = source.raw_data
-            handle.write(data)
+            data = source.read() if source is not None else tensor.raw_data
+            offset = files.append(name, tensor.name, data)
             length = len(data)
             del data
             tensor.ClearField("raw_data")
@@ -303,27 +404,20 @@ def _save_external(
             ):
                 entry = tensor.external_data.add()
                 entry.key, entry.value = key, value
-        for _, handle in temps.values():
-            handle.flush()
-            if fsync:
-                os.fsync(handle.fileno())
-            handle.close()
-        serialized = stripped.SerializeToString()
+        files.finish()
+        serialized = skeleton.SerializeToString()
         if len(serialized) > PROTOBUF_LIMIT:
             raise ModelFileError(
                 f"{target}: even without its large tensors the model exceeds 2 GiB"
             )
-        for final, (temp, _) in list(temps.items()):
-            os.replace(temp, final)
-            del temps[final]
+        files.commit()
         _atomic_write(target, lambda h: h.write(serialized), fsync)
+    except ModelFileError:
+        raise
     except OSError as exc:
         raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
     finally:
-        for temp, handle in temps.values():
-            handle.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
+        files.discard()
 
 
 _ITEM_BITS = {

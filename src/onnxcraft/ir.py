@@ -9,7 +9,7 @@ so that reading a large model's structure does not decode its weights.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ __all__ = [
     "SparseData",
     "TensorData",
     "ValueInfo",
+    "copy_structure",
 ]
 
 
@@ -159,3 +160,60 @@ class Model:
     doc_string: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
     functions: list[Function] = field(default_factory=list)
+
+    def SerializeToString(self) -> bytes:
+        """The model's protobuf encoding, so that any API taking a ModelProto-like object
+        (anything with ``SerializeToString()``) takes this model too."""
+        from onnxcraft.proto.serde import model_to_proto
+
+        return bytes(model_to_proto(self).SerializeToString())
+
+
+def copy_structure(model: Model) -> Model:
+    """A copy of ``model`` whose graphs, nodes and value infos can be changed independently;
+    tensors (immutable here) are shared, so nothing large is copied."""
+    return replace(
+        model,
+        graph=_copy_graph(model.graph),
+        opset_imports=dict(model.opset_imports),
+        metadata=dict(model.metadata),
+        functions=[
+            replace(
+                f,
+                nodes=[_copy_node(n) for n in f.nodes],
+                value_info=[replace(v) for v in f.value_info],
+                attribute_defaults=[_copy_attribute(a) for a in f.attribute_defaults],
+            )
+            for f in model.functions
+        ],
+    )
+
+
+def _copy_graph(graph: Graph) -> Graph:
+    return replace(
+        graph,
+        nodes=[_copy_node(n) for n in graph.nodes],
+        inputs=[replace(v) for v in graph.inputs],
+        outputs=[replace(v) for v in graph.outputs],
+        value_info=[replace(v) for v in graph.value_info],
+        initializers=list(graph.initializers),
+        sparse_initializers=list(graph.sparse_initializers),
+    )
+
+
+def _copy_node(node: Node) -> Node:
+    return replace(
+        node,
+        inputs=list(node.inputs),
+        outputs=list(node.outputs),
+        attributes=[_copy_attribute(a) for a in node.attributes],
+    )
+
+
+def _copy_attribute(attr: Attribute) -> Attribute:
+    value = attr.value
+    if isinstance(value, Graph):
+        value = _copy_graph(value)
+    elif isinstance(value, list):
+        value = [_copy_graph(v) if isinstance(v, Graph) else v for v in value]
+    return replace(attr, value=value)

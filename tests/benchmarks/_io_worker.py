@@ -2,10 +2,11 @@
 
     python tests/benchmarks/_io_worker.py LIBRARY MODE FOLDER MIB COUNT STEP
 
-STEP "save": builds COUNT float32 tensors totalling MIB MiB with LIBRARY (onnxcraft, onnx or
-onnx_ir) and saves them inline or as external data (MODE); STEP "load": loads that file back
-(in a process of its own, so what the save left in memory does not count). Prints one JSON
-line: {STEP: [seconds, extra peak bytes]}.
+STEP "save": builds a model of COUNT float32 arrays totalling MIB MiB with LIBRARY (onnxcraft:
+ModelProto from from_array; onnxcraft-ir: the arrays as literals of the DSL, then build_ir;
+onnx; onnx_ir) and saves it inline or as external data (MODE); prints one JSON line
+{"build": [seconds, extra peak bytes], "save": [...]}. STEP "load": loads that file back (in a
+process of its own, so what the save left in memory does not count); prints {"load": [...]}.
 """
 
 from __future__ import annotations
@@ -35,41 +36,71 @@ def reset_peak() -> None:
         Path("/proc/self/clear_refs").write_text("5")
 
 
-def step(fn: Callable[[], Any]) -> tuple[float, int]:
+def step(fn: Callable[[], Any]) -> tuple[tuple[float, int], Any]:
+    """(seconds, extra peak bytes) of calling ``fn``, and what it returned."""
     reset_peak()
     before = status("VmRSS")
     start = time.perf_counter()
-    fn()
+    result = fn()
     elapsed = time.perf_counter() - start
-    return elapsed, max(status("VmHWM") - before, 0)
+    return (elapsed, max(status("VmHWM") - before, 0)), result
+
+
+Steps = dict[str, tuple[float, int]]
 
 
 def with_onnxcraft(
     arrays: list[np.ndarray], path: Path, external: bool, fsync: bool = False
-) -> tuple[float, int]:
+) -> Steps:
     import onnxcraft as oc
     from onnxcraft.proto import ModelProto
 
-    model = ModelProto()
-    model.ir_version = 10
-    model.graph.name = "g"
-    for i, a in enumerate(arrays):
-        model.graph.initializer.append(oc.from_array(a, f"w{i}"))
+    def build() -> ModelProto:
+        model = ModelProto()
+        model.ir_version = 10
+        model.graph.name = "g"
+        for i, a in enumerate(arrays):
+            model.graph.initializer.append(oc.from_array(a, f"w{i}"))
+        return model
+
+    built, model = step(build)
     arrays.clear()
-    return step(functools.partial(oc.save, model, path, external_data=external, fsync=fsync))
+    save = functools.partial(oc.save, model, path, external_data=external, fsync=fsync)
+    return {"build": built, "save": step(save)[0]}
 
 
-def with_onnx(arrays: list[np.ndarray], path: Path, external: bool) -> tuple[float, int]:
+def with_onnxcraft_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
+    """What a converter does: the weights enter as literals of the DSL, build_ir keeps them."""
+    import onnxcraft as oc
+    from onnxcraft.opset.ai.onnx import v21 as op
+
+    def build() -> Any:
+        x = oc.arg("X", np.float32, ("N", arrays[0].shape[0]))
+        y = x
+        for a in arrays:
+            y = op.Add(y, a)
+        return oc.build_ir([x], {"Y": y})
+
+    built, model = step(build)
+    arrays.clear()  # the model holds the arrays themselves
+    save = functools.partial(oc.save, model, path, external_data=external)
+    return {"build": built, "save": step(save)[0]}
+
+
+def with_onnx(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
     import onnx
     from onnx import numpy_helper
 
-    model = onnx.ModelProto()
-    model.ir_version = 10
-    model.graph.name = "g"
-    for i, a in enumerate(arrays):
-        model.graph.initializer.append(numpy_helper.from_array(a, f"w{i}"))
-    arrays.clear()
+    def build() -> onnx.ModelProto:
+        model = onnx.ModelProto()
+        model.ir_version = 10
+        model.graph.name = "g"
+        for i, a in enumerate(arrays):
+            model.graph.initializer.append(numpy_helper.from_array(a, f"w{i}"))
+        return model
 
+    built, model = step(build)
+    arrays.clear()
     save = functools.partial(
         onnx.save_model,
         model,
@@ -78,33 +109,39 @@ def with_onnx(arrays: list[np.ndarray], path: Path, external: bool) -> tuple[flo
         all_tensors_to_one_file=True,
         location=path.name + ".data",
     )
-    return step(save)
+    return {"build": built, "save": step(save)[0]}
 
 
-def with_onnx_ir(arrays: list[np.ndarray], path: Path, external: bool) -> tuple[float, int]:
+def with_onnx_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
     import onnx_ir as ir
 
-    graph = ir.Graph([], [], nodes=[], name="g")
-    for i, a in enumerate(arrays):
-        graph.register_initializer(ir.Value(name=f"w{i}", const_value=ir.Tensor(a)))
+    def build() -> Any:
+        graph = ir.Graph([], [], nodes=[], name="g")
+        for i, a in enumerate(arrays):
+            graph.register_initializer(ir.Value(name=f"w{i}", const_value=ir.Tensor(a)))
+        return ir.Model(graph, ir_version=10)
+
+    built, model = step(build)
     arrays.clear()
-    model = ir.Model(graph, ir_version=10)
     location = path.name + ".data" if external else None
-    return step(functools.partial(ir.save, model, str(path), external_data=location))
+    return {
+        "build": built,
+        "save": step(functools.partial(ir.save, model, str(path), external_data=location))[0],
+    }
 
 
 def load_with(library: str, path: Path) -> tuple[float, int]:
     if library.startswith("onnxcraft"):
         import onnxcraft as oc
 
-        return step(lambda: oc.load(path))
+        return step(lambda: oc.load(path))[0]
     if library == "onnx":
         import onnx
 
-        return step(lambda: onnx.load(str(path)))
+        return step(lambda: onnx.load(str(path)))[0]
     import onnx_ir as ir
 
-    return step(lambda: ir.load(str(path)))
+    return step(lambda: ir.load(str(path)))[0]
 
 
 def main() -> None:
@@ -116,13 +153,14 @@ def main() -> None:
         return
     per = mib * 2**20 // count // 4
     arrays = [np.full(per, i, np.float32) for i in range(count)]
-    savers = {
+    savers: dict[str, Callable[[list[np.ndarray], Path, bool], Steps]] = {
         "onnxcraft": with_onnxcraft,
         "onnxcraft+fsync": functools.partial(with_onnxcraft, fsync=True),
+        "onnxcraft-ir": with_onnxcraft_ir,
         "onnx": with_onnx,
         "onnx_ir": with_onnx_ir,
     }
-    print(json.dumps({"save": savers[library](arrays, path, mode == "external")}))
+    print(json.dumps(savers[library](arrays, path, mode == "external")))
 
 
 if __name__ == "__main__":

@@ -144,6 +144,27 @@ def test_identical_large_arrays_are_stored_once_and_different_ones_twice() -> No
     )
 
 
+def test_arrays_over_a_mebibyte_are_told_apart_by_every_byte_not_just_the_sample() -> None:
+    X = oc.arg("X", F32, (1 << 19,))
+    big = np.arange(1 << 19, dtype=F32)  # 2 MiB: keyed by a sample, compared whole on a match
+    same = big.copy()
+    differs_between_samples = big.copy()
+    differs_between_samples[(1 << 18) + 37] = -1.0  # a value no sampled window covers
+    strided = np.repeat(big, 2)[::2]  # the same values as `big`, not contiguous
+    model = oc.build_ir(
+        [X],
+        {
+            "a": op.Add(X, big),
+            "b": op.Add(X, same),
+            "c": op.Add(X, differs_between_samples),
+            "d": op.Add(X, strided),
+        },
+    )
+    assert len(model.graph.initializers) == 2
+    a, b, c, d = (node.inputs[1] for node in model.graph.nodes)  # the Adds, in output order
+    assert a == b == d != c
+
+
 @pytest.mark.parametrize(
     ("value", "dtype", "expected"),
     [

@@ -87,7 +87,14 @@ def build_ir(
     model_version: int = 0,
     domain: str = "",
 ) -> ir.Model:
-    """Like :func:`build`, returning onnxcraft's plain IR instead of a ModelProto."""
+    """Like :func:`build`, returning an :class:`onnxcraft.ir.Model` instead of a ModelProto.
+
+    The IR model holds the arrays given as constants by reference, not copied: saving it
+    (``oc.save``) writes them straight from their memory, so a model with gigabytes of weights
+    never needs a second copy of them. ``check``, ``infer_shapes``, ``evaluate``, ``inline``
+    and ``save`` take it like a ModelProto; ``SerializeToString()`` gives its encoding.
+    Arrays changed after the build are saved as they are then.
+    """
     output_map = _output_map(outputs)
     input_list = _input_list(inputs)
     _check_options(name, metadata)
@@ -270,6 +277,7 @@ class _ModelBuilder:
         self.used_ops: list[tuple[Node, OpInfo]] = []
         self.feature_ir = 3
         self.constants: dict[tuple[Any, ...], str] = {}  # content key -> initializer name
+        self.large_constants: dict[tuple[Any, ...], list[np.ndarray]] = {}  # sample key -> arrays
         self.initializers: list[ir.TensorData] = []
         self.function_defs: dict[tuple[str, str], Any] = {}
         self.used_outputs: set[int] = set()  # ids of node outputs something consumes
@@ -431,12 +439,32 @@ class _ModelBuilder:
             return self._constant_name(var)
         return self.name_of(var)
 
+    def _large_constant_key(self, array: np.ndarray, elem: ElementType) -> tuple[Any, ...]:
+        """A key equal for large arrays of identical type, shape and bytes.
+
+        Hashing every byte of gigabytes of weights would cost more than the rest of the build:
+        a sample of the bytes tells distinct arrays apart, and arrays with the same sample are
+        compared whole (which only identical weights ever need).
+        """
+        sample = (elem, array.shape, _sample_digest(array))
+        seen = self.large_constants.setdefault(sample, [])
+        for index, other in enumerate(seen):
+            if _same_bits(other, array):
+                return (*sample, index)
+        seen.append(array)
+        return (*sample, len(seen) - 1)
+
     def _constant_name(self, var: Var) -> str:
         if id(var) in self.names and var.name is None:
             return self.names[id(var)]
         array = var.value
         assert isinstance(array, np.ndarray) and var.elem_type is not None
-        key = _content_key(array, var.elem_type) if var.name is None else ("named", id(var))
+        if var.name is not None:
+            key: tuple[Any, ...] = ("named", id(var))
+        elif array.dtype != object and array.nbytes > _SAMPLED_ABOVE:
+            key = self._large_constant_key(array, var.elem_type)
+        else:
+            key = _content_key(array, var.elem_type)
         name = self.constants.get(key)
         if name is None:
             name = var.name or self.namer.fresh("const")
@@ -715,6 +743,37 @@ def _check_identity_at(label: str, value_type: ValueType | None, opset: int) -> 
             f"Identity at ai.onnx opset {opset} does not accept; use opset >= "
             f"{_identity_opset(label, value_type)}"
         )
+
+
+_SAMPLED_ABOVE = 1 << 20  # bytes; larger constants are told apart by a sample of their values
+_SAMPLE_WINDOWS = 64
+_SAMPLE_WINDOW = 16  # values
+
+
+def _bytes_of(array: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+
+
+def _sample_digest(array: np.ndarray) -> bytes:
+    """A digest of the values at both ends of ``array`` and of evenly spaced windows between.
+
+    Only the sampled values are read (``flat`` indexing), whatever the array's layout.
+    """
+    size = array.size
+    step = max(size // _SAMPLE_WINDOWS, 1)
+    starts = np.arange(0, size, step)[:_SAMPLE_WINDOWS]
+    picks = np.concatenate(
+        [
+            np.arange(min(size, 1024)),
+            np.arange(max(size - 1024, 0), size),
+            (starts[:, None] + np.arange(_SAMPLE_WINDOW)).reshape(-1).clip(0, size - 1),
+        ]
+    )
+    return hashlib.blake2b(array.flat[picks].tobytes(), digest_size=20).digest()
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and bool(np.array_equal(_bytes_of(a), _bytes_of(b)))
 
 
 def _content_key(array: np.ndarray, elem: ElementType) -> tuple[Any, ...]:

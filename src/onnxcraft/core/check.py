@@ -56,10 +56,10 @@ RULES = {
 
 
 def check(model: Any) -> None:
-    """Raise ValidationError listing every problem of ``model`` (any ModelProto)."""
-    from onnxcraft.proto.serde import as_model_proto, model_from_proto
+    """Raise ValidationError listing every problem of ``model`` (any ModelProto, or an IR model)."""
+    from onnxcraft.proto.serde import as_ir
 
-    problems = check_ir(model_from_proto(as_model_proto(model, what="check: model")))
+    problems = check_ir(as_ir(model, what="check: model"))
     if problems:
         raise ValidationError(problems)
 

@@ -46,12 +46,9 @@ class _IRFunction:
 
 def inline(model: Any, **inputs: Any) -> dict[str, Var]:
     """Emit ``model``'s computation on ``inputs`` (Vars or literals, by input name)."""
-    from onnxcraft.proto.serde import as_model_proto, model_from_proto
+    from onnxcraft.proto.serde import as_ir
 
-    if isinstance(model, ir.Model):
-        model_ir = model
-    else:
-        model_ir = model_from_proto(as_model_proto(model, what="inline: model"))
+    model_ir = as_ir(model, what="inline: model")
     graph = model_ir.graph
     initializers = {t.name: t for t in graph.initializers}
     env: dict[str, Var] = {}

@@ -502,6 +502,9 @@ def infer_through_body(
 def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     """A copy of ``model`` with every output typed and value_info for every intermediate.
 
+    An :class:`onnxcraft.ir.Model` gives an IR model (sharing its tensors); any ModelProto
+    (onnxcraft's or onnx's) gives onnxcraft's ModelProto.
+
     ``strict=True`` raises InferenceError on the first inconsistency (a node whose inputs do
     not fit it, or an inferred type contradicting a declared one); otherwise each one is a
     :class:`InferenceWarning` naming the node, and inference goes on.
@@ -518,13 +521,19 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        proto = as_model_proto(model)  # parsed once, for reading and for the copy
-        model_ir = model_from_proto(proto)
+        if isinstance(model, ir.Model):
+            model_ir = ir.copy_structure(model)  # tensors shared, not copied
+            proto = None
+        else:
+            proto = as_model_proto(model)  # parsed once, for reading and for the copy
+            model_ir = model_from_proto(proto)
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         runner = _Inference(functions, model_ir.opset_imports, strict)
         runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports)
         # Only types changed: copy the original and rewrite them, unless the IR no longer
         # lines up with it node for node.
+        if proto is None:
+            return model_ir
         return with_inferred_types(proto, model_ir) or model_to_proto(model_ir)
     finally:
         if collecting:

@@ -33,6 +33,7 @@ from onnxcraft.proto import (
 )
 
 __all__ = [
+    "as_ir",
     "with_inferred_types",
     "model_to_proto",
     "model_from_proto",
@@ -64,13 +65,17 @@ _ATTR_NAMES = {v: k for k, v in _ATTR_TYPES.items()}
 
 
 def as_model_proto(model: Any, *, what: str = "model") -> ModelProto:
-    """onnxcraft's ModelProto as is; anything else with SerializeToString() via its bytes."""
+    """onnxcraft's ModelProto as is; an IR model converted; anything else with
+    SerializeToString() via its bytes."""
     if isinstance(model, ModelProto):
         return model
+    if isinstance(model, ir.Model):
+        return model_to_proto(model)
     serialize = getattr(model, "SerializeToString", None)
     if serialize is None:
         raise ProtoError(
-            f"{what}: expected a ModelProto (onnxcraft's or onnx's), got {type(model).__name__}"
+            f"{what}: expected a ModelProto (onnxcraft's or onnx's) or an onnxcraft.ir.Model, "
+            f"got {type(model).__name__}"
         )
     result = ModelProto()
     try:
@@ -518,6 +523,13 @@ def _guess_attribute_type(proto: AttributeProto) -> str:
         if len(getattr(proto, repeated)):
             return kind
     return "UNDEFINED"
+
+
+def as_ir(model: Any, *, what: str = "model") -> ir.Model:
+    """An IR model as is; any ModelProto (onnxcraft's or onnx's) read into the IR."""
+    if isinstance(model, ir.Model):
+        return model
+    return model_from_proto(as_model_proto(model, what=what))
 
 
 def model_from_proto(model: Any, *, base_dir: str | Path | None = None) -> ir.Model:

@@ -11,10 +11,15 @@ measure it); a tensor's data length is read in a first pass, one tensor at a tim
 The result is byte for byte what ``SerializeToString()`` gives (fields in field-number order),
 which tests check; messages carrying fields unknown to this schema are written the plain way,
 so nothing is ever dropped.
+
+An initializer may also be written from data kept outside its message (:class:`RawData`, e.g.
+a numpy array's memory): the message then holds everything but raw_data, and the bytes go
+from their buffer to the file without ever being copied into protobuf.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -22,7 +27,27 @@ from onnxcraft.errors import ProtoError
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 
-__all__ = ["write_model"]
+__all__ = ["RawData", "write_model"]
+
+Buffer = bytes | memoryview
+
+
+@dataclass(frozen=True)
+class RawData:
+    """A tensor's raw_data kept outside its message: its length, and how to get the bytes."""
+
+    size: int
+    read: Callable[[], Buffer]
+
+    def checked(self, name: str) -> Buffer:
+        data = self.read()
+        if len(data) != self.size:
+            raise ProtoError(
+                f"tensor {name!r}: its data changed while the model was being written "
+                f"({len(data)} bytes, {self.size} expected)"
+            )
+        return data
+
 
 _LENGTH_DELIMITED = 2
 # Field numbers (proto/onnx.proto): ModelProto.graph, GraphProto.initializer, TensorProto.raw_data.
@@ -77,61 +102,72 @@ def _streamable(model: ModelProto) -> bool:
 
 @dataclass
 class _TensorPieces:
-    """One initializer's encoding: the fields before raw_data, its size, the fields after."""
+    """One initializer's encoding: the fields before raw_data, its data, the fields after."""
 
-    tensor: TensorProto
+    name: str
     before: bytes
-    data_size: int  # -1: no raw_data; ``before`` is then the whole encoding
+    data: RawData | None  # None: no raw_data; ``before`` is then the whole encoding
     after: bytes
 
     @property
     def size(self) -> int:
-        if self.data_size < 0:
+        if self.data is None:
             return len(self.before)
-        header = len(_field_header(_TENSOR_RAW_DATA, self.data_size))
-        return len(self.before) + header + self.data_size + len(self.after)
+        header = len(_field_header(_TENSOR_RAW_DATA, self.data.size))
+        return len(self.before) + header + self.data.size + len(self.after)
 
 
-def _pieces(tensor: TensorProto) -> _TensorPieces:
-    if not tensor.HasField("raw_data"):
-        return _TensorPieces(tensor, tensor.SerializeToString(), -1, b"")
+def _pieces(tensor: TensorProto, data: RawData | None) -> _TensorPieces:
+    if data is None and tensor.HasField("raw_data"):
+        # One transient copy to measure it; the data is read again when written.
+        data = RawData(len(tensor.raw_data), lambda: tensor.raw_data)
+    if data is None:
+        return _TensorPieces(tensor.name, tensor.SerializeToString(), None, b"")
     before, after = _split(tensor, _TENSOR_RAW_DATA)
-    return _TensorPieces(tensor, before, len(tensor.raw_data), after)  # a transient copy
+    return _TensorPieces(tensor.name, before, data, after)
 
 
 def _write_tensor(pieces: _TensorPieces, handle: IO[bytes]) -> None:
     handle.write(_field_header(_GRAPH_INITIALIZER, pieces.size))
     handle.write(pieces.before)
-    if pieces.data_size < 0:
+    if pieces.data is None:
         return
-    data = pieces.tensor.raw_data  # the one copy of this tensor's bytes, written and released
-    if len(data) != pieces.data_size:
-        raise ProtoError(
-            f"tensor {pieces.tensor.name!r}: its data changed while the model was being written"
-        )
+    data = pieces.data.checked(pieces.name)  # at most one copy of the bytes, then released
     handle.write(_field_header(_TENSOR_RAW_DATA, len(data)))
     handle.write(data)
     del data
     handle.write(pieces.after)
 
 
-def _graph_encoding(graph: GraphProto) -> tuple[bytes, list[_TensorPieces], bytes, int]:
+def _graph_encoding(
+    graph: GraphProto, elsewhere: Mapping[int, RawData]
+) -> tuple[bytes, list[_TensorPieces], bytes, int]:
     """The graph's pieces and the length of its encoding."""
     before, after = _split(graph, _GRAPH_INITIALIZER)
-    tensors = [_pieces(t) for t in graph.initializer]
+    tensors = [_pieces(t, elsewhere.get(i)) for i, t in enumerate(graph.initializer)]
     size = len(before) + len(after)
     for pieces in tensors:
         size += len(_field_header(_GRAPH_INITIALIZER, pieces.size)) + pieces.size
     return before, tensors, after, size
 
 
-def write_model(model: ModelProto, handle: IO[bytes]) -> None:
-    """Write ``model``'s encoding to ``handle`` (the bytes of ``SerializeToString()``)."""
+def write_model(
+    model: ModelProto, handle: IO[bytes], elsewhere: Mapping[int, RawData] | None = None
+) -> None:
+    """Write ``model``'s encoding to ``handle`` (the bytes of ``SerializeToString()``).
+
+    ``elsewhere`` maps indices of top-level initializers to their raw_data, which their
+    messages lack; the file gets it as if it were set.
+    """
+    elsewhere = elsewhere or {}
     if not model.HasField("graph") or not _streamable(model):
+        for index, data in elsewhere.items():  # the plain way needs it all in the message
+            tensor = model.graph.initializer[index]
+            tensor.raw_data = bytes(data.checked(tensor.name))
         handle.write(model.SerializeToString())
         return
     before, after = _split(model, _MODEL_GRAPH)
-    graph_before, tensors, graph_after, graph_size = _graph_encoding(model.graph)
+    graph_before, tensors, graph_after, graph_size = _graph_encoding(model.graph, elsewhere)
     handle.write(before)
     handle.write(_field_header(_MODEL_GRAPH, graph_size))
     handle.write(graph_before)

@@ -27,6 +27,7 @@ from onnxcraft.proto.onnx_pb2 import (
 
 __all__ = [
     "from_array",
+    "raw_data",
     "from_sparse",
     "from_value",
     "sparse_to_dense",
@@ -273,39 +274,28 @@ def _ml_dtypes_view(array: np.ndarray) -> tuple[np.ndarray, ElementType] | None:
     return bits.astype(storage), elem
 
 
-def from_array(
-    array: Any, name: str | None = None, *, elem_type: ElementType | int | None = None
-) -> TensorProto:
-    """A TensorProto holding ``array`` (numpy array, or anything numpy.asarray accepts)."""
+def _as_element_array(
+    array: Any, elem_type: ElementType | int | None
+) -> tuple[np.ndarray, ElementType]:
+    """``array`` as a numpy array in onnxcraft's representation, and its element type."""
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
         if array.dtype.kind == "U":
             array = array.astype(object)
     converted = _ml_dtypes_view(array)
     if converted is not None:
-        array, elem = converted
-        array = array.view(numpy_dtype(elem))
-    else:
-        try:
-            elem = element_type_of(array.dtype) if elem_type is None else ElementType(elem_type)
-        except (TypeError, ValueError) as exc:
-            raise TensorConversionError(f"from_array: unsupported dtype {array.dtype}") from exc
-    tensor = TensorProto()
-    if name:
-        tensor.name = name
-    tensor.data_type = int(elem)
-    tensor.dims.extend(array.shape)
-    if elem == ElementType.STRING:
-        for value in array.reshape(-1):
-            if isinstance(value, bytes):
-                tensor.string_data.append(value)
-            elif isinstance(value, str):
-                tensor.string_data.append(value.encode("utf-8", errors="surrogateescape"))
-            else:
-                raise TensorConversionError(
-                    f"from_array: a string tensor holds a {type(value).__name__}: {value!r}"
-                )
-        return tensor
+        bits, elem = converted
+        return bits.view(numpy_dtype(elem)), elem
+    try:
+        elem = element_type_of(array.dtype) if elem_type is None else ElementType(elem_type)
+    except (TypeError, ValueError) as exc:
+        raise TensorConversionError(f"from_array: unsupported dtype {array.dtype}") from exc
+    return array, elem
+
+
+def _raw_encoding(array: np.ndarray, elem: ElementType) -> memoryview | bytes:
+    """The raw_data bytes of a non-string ``array``: a view of its memory when that already is
+    the encoding (contiguous, little-endian, not packed), so large weights are not copied."""
     storage = storage_dtype(elem)
     bits = array.view(storage) if array.dtype.names else array
     if bits.dtype != storage:
@@ -315,12 +305,44 @@ def from_array(
             )
         bits = bits.astype(storage)
     if elem in _FOUR_BIT or elem in _TWO_BIT or elem in _SIX_BIT:
-        tensor.raw_data = _pack(bits, elem)
-    else:
-        little = (
-            bits.astype(storage.newbyteorder("<"), copy=False) if storage.itemsize > 1 else bits
-        )
-        tensor.raw_data = np.ascontiguousarray(little).tobytes()
+        return _pack(bits, elem)
+    little = bits.astype(storage.newbyteorder("<"), copy=False) if storage.itemsize > 1 else bits
+    return np.ascontiguousarray(little).reshape(-1).view(np.uint8).data
+
+
+def raw_data(array: Any, elem_type: ElementType | int | None = None) -> memoryview | bytes:
+    """The bytes ``from_array`` would store in raw_data, without copying what needs no change.
+
+    A memoryview shares the array's memory: it reflects later changes to the array.
+    """
+    array, elem = _as_element_array(array, elem_type)
+    if elem == ElementType.STRING:
+        raise TensorConversionError("from_array: string tensors have no raw_data encoding")
+    return _raw_encoding(array, elem)
+
+
+def from_array(
+    array: Any, name: str | None = None, *, elem_type: ElementType | int | None = None
+) -> TensorProto:
+    """A TensorProto holding ``array`` (numpy array, or anything numpy.asarray accepts)."""
+    array, elem = _as_element_array(array, elem_type)
+    tensor = TensorProto()
+    if name:
+        tensor.name = name
+    tensor.data_type = int(elem)
+    tensor.dims.extend(array.shape)
+    if elem != ElementType.STRING:
+        tensor.raw_data = bytes(_raw_encoding(array, elem))
+        return tensor
+    for value in array.reshape(-1):
+        if isinstance(value, bytes):
+            tensor.string_data.append(value)
+        elif isinstance(value, str):
+            tensor.string_data.append(value.encode("utf-8", errors="surrogateescape"))
+        else:
+            raise TensorConversionError(
+                f"from_array: a string tensor holds a {type(value).__name__}: {value!r}"
+            )
     return tensor
 
 
