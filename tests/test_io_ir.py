@@ -149,3 +149,40 @@ def test_models_over_two_gib_are_refused_before_anything_is_written(tmp_path: Pa
     with pytest.raises(oc.ModelFileError, match=r"over protobuf's 2 GiB limit.*external_data"):
         oc.save(model, tmp_path / "m.onnx")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("external", [False, True])
+def test_buffers_over_a_mebibyte_are_written_through_the_reserving_path(
+    tmp_path: Path, external: bool
+) -> None:
+    # Over 1 MiB, write_buffer reserves the file's blocks and writes through numpy's tofile;
+    # the bytes and the offsets after it must be those of a plain write.
+    weights = [np.arange(300_000, dtype=np.float32) * k for k in (1, 2, 3)]
+    x = oc.arg("X", np.float32, (300_000,))
+    y = x
+    for w in weights:
+        y = op.Add(y, w)
+    for folder, model in (("ir", oc.build_ir([x], {"Y": y})), ("proto", oc.build([x], {"Y": y}))):
+        (tmp_path / folder).mkdir()
+        oc.save(model, tmp_path / folder / "m.onnx", external_data=external)
+    for name in os.listdir(tmp_path / "proto"):
+        assert (tmp_path / "ir" / name).read_bytes() == (tmp_path / "proto" / name).read_bytes()
+    if not external:
+        expected = oc.build([x], {"Y": y}).SerializeToString()
+        assert (tmp_path / "ir" / "m.onnx").read_bytes() == expected
+    loaded = oc.load(tmp_path / "ir" / "m.onnx")
+    for tensor, w in zip(loaded.graph.initializer, weights, strict=True):
+        np.testing.assert_array_equal(oc.to_array(tensor), w)
+
+
+def test_write_model_into_a_stream_without_a_file_descriptor() -> None:
+    import io
+
+    from onnxcraft.proto.stream import write_model
+
+    big = oc.from_array(np.arange(400_000, dtype=np.float32), "w")
+    model = oc.proto.ModelProto(ir_version=10)
+    model.graph.initializer.append(big)
+    stream = io.BytesIO()
+    write_model(model, stream)
+    assert stream.getvalue() == model.SerializeToString()

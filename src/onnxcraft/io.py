@@ -23,7 +23,7 @@ from onnxcraft.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 from onnxcraft.proto.serde import model_to_proto
-from onnxcraft.proto.stream import RawData, write_model
+from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
 
 __all__ = ["load", "save", "tensors_of"]
@@ -334,7 +334,7 @@ class _DataFiles:
         if offset % _ALIGNMENT:
             handle.write(b"\0" * (_ALIGNMENT - offset % _ALIGNMENT))
             offset = handle.tell()
-        handle.write(data)
+        write_buffer(handle, data)
         return offset
 
     def finish(self) -> None:

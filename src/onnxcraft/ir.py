@@ -1,9 +1,11 @@
 """A plain-Python model representation, free of protobuf.
 
-``build`` produces it, ``proto.serde`` converts it to and from ModelProto, and the evaluator,
-``check``, ``infer_shapes`` and ``inline`` read it. Keeping protobuf out of those modules keeps
-them simple and lets them share one data model. Tensor data stays lazy (:class:`TensorData`)
-so that reading a large model's structure does not decode its weights.
+``build_ir`` produces it (``build`` converts it to a ModelProto), ``proto.serde`` converts it to
+and from ModelProto, and the evaluator, ``check``, ``infer_shapes``, ``inline`` and ``save``
+read it. Keeping protobuf out of those modules keeps them simple and lets them share one data
+model. Tensor data stays lazy (:class:`TensorData`) so that reading a large model's structure
+does not decode its weights, and arrays given to the DSL are held, not copied, so that
+``save`` writes them from their own memory.
 """
 
 from __future__ import annotations
