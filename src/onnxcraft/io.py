@@ -18,10 +18,11 @@ from typing import IO, Any
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
-from onnxcraft.errors import ExternalDataError, ModelFileError, TensorConversionError
+from onnxcraft.errors import ExternalDataError, ModelFileError, ProtoError, TensorConversionError
 from onnxcraft.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
+from onnxcraft.proto.reader import read_model
 from onnxcraft.proto.serde import model_to_proto
 from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
@@ -30,6 +31,7 @@ __all__ = ["load", "save", "tensors_of"]
 
 PROTOBUF_LIMIT = 2**31 - 1  # protobuf cannot encode a message of 2 GiB or more
 _ALIGNMENT = 4096  # external tensors start at page boundaries, so they can be memory-mapped
+_READ_IN_PIECES_ABOVE = 64 << 20  # bytes: smaller files are read whole and parsed in one call
 
 
 def _describe(source: Any) -> str:
@@ -54,29 +56,37 @@ def load(
     label = _describe(source)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ModelFileError(
-                f"{label}: cannot read the model file: {exc.strerror or exc}"
-            ) from exc
+        model = _read_file(path, label)
         folder: Path | None = path.parent if base_dir is None else Path(base_dir)
     elif isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
+        model = _parse(bytes(source), label)
         folder = None if base_dir is None else Path(base_dir)
     elif hasattr(source, "read"):
         data = source.read()
         if not isinstance(data, (bytes, bytearray)):
             raise ModelFileError(f"{label}: the file object must be opened in binary mode")
+        model = _parse(bytes(data), label)
         folder = None if base_dir is None else Path(base_dir)
     else:
         raise ModelFileError(
             f"load: expected a path, bytes or a binary file, got {type(source).__name__}"
         )
-    model = _parse(bytes(data), label)
     if load_external_data:
         _load_external(model, folder, label)
     return model
+
+
+def _read_file(path: Path, label: str) -> ModelProto:
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > _READ_IN_PIECES_ABOVE:
+                return _read_in_pieces(handle, size, label)
+            return _parse(handle.read(), label)
+    except ModelFileError:
+        raise
+    except OSError as exc:
+        raise ModelFileError(f"{label}: cannot read the model file: {exc.strerror or exc}") from exc
 
 
 def _parse(data: bytes, label: str) -> ModelProto:
@@ -89,6 +99,21 @@ def _parse(data: bytes, label: str) -> ModelProto:
         raise ModelFileError(
             f"{label}: not a valid ONNX model (the protobuf data is truncated or corrupt: {exc})"
         ) from exc
+    return _checked(model, label)
+
+
+def _read_in_pieces(handle: IO[bytes], size: int, label: str) -> ModelProto:
+    """A large file parsed one initializer at a time (``proto/reader.py``): its weights are
+    never held twice, as file bytes and as messages."""
+    try:
+        return _checked(read_model(handle, size), label)
+    except ProtoError as exc:
+        raise ModelFileError(
+            f"{label}: not a valid ONNX model (the protobuf data is truncated or corrupt: {exc})"
+        ) from exc
+
+
+def _checked(model: ModelProto, label: str) -> ModelProto:
     if not model.HasField("graph") or model.ir_version <= 0:
         missing = "graph" if not model.HasField("graph") else "ir_version"
         raise ModelFileError(f"{label}: not an ONNX model (it has no {missing})")
