@@ -272,10 +272,10 @@ def _atomic_write(target: Path, write: Any, fsync: bool) -> None:
 
 # A skeleton is a model's messages less some top-level initializers' raw_data, and that data
 # by initializer index, to be written from where it already is: no tensor is copied whole.
-Skeleton = tuple[ModelProto, dict[int, RawData]]
+_Skeleton = tuple[ModelProto, dict[int, RawData]]
 
 
-def _proto_skeleton(model: ModelProto, threshold: int) -> Skeleton:
+def _proto_skeleton(model: ModelProto, threshold: int) -> _Skeleton:
     """A copy of ``model`` sharing nothing large with it: initializers of at least
     ``threshold`` bytes of raw_data are read from the original, one at a time, when written."""
     stripped = ModelProto()
@@ -293,7 +293,7 @@ def _proto_skeleton(model: ModelProto, threshold: int) -> Skeleton:
     return stripped, elsewhere
 
 
-def _ir_skeleton(model: ir.Model, threshold: int, label: str) -> Skeleton:
+def _ir_skeleton(model: ir.Model, threshold: int, label: str) -> _Skeleton:
     """``model`` as messages, less the data of top-level initializers made from arrays (and
     of at least ``threshold`` bytes): that stays in the arrays, to be written from their memory.
     """
