@@ -62,9 +62,9 @@ def test_saves_the_bytes_of_the_equivalent_model_proto(tmp_path: Path, external:
         assert (tmp_path / "ir" / name).read_bytes() == (tmp_path / "proto" / name).read_bytes()
     if not external:
         assert (tmp_path / "ir" / "m.onnx").read_bytes() == as_proto.SerializeToString()
-    for index, tensor in enumerate(as_proto.graph.initializer):
-        mine = oc.load(tmp_path / "ir" / "m.onnx").graph.initializer[index]
-        assert mine.name == tensor.name
+    loaded = oc.load(tmp_path / "ir" / "m.onnx").graph.initializer
+    assert [t.name for t in loaded] == [t.name for t in as_proto.graph.initializer]
+    for mine, tensor in zip(loaded, as_proto.graph.initializer, strict=True):
         np.testing.assert_array_equal(oc.to_array(mine), oc.to_array(tensor))
 
 
