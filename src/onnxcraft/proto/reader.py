@@ -22,42 +22,35 @@ __all__ = ["read_model"]
 # Field numbers (proto/onnx.proto): ModelProto.graph, GraphProto.initializer.
 _MODEL_GRAPH = 7
 _GRAPH_INITIALIZER = 5
-# Wire types and the fixed sizes of those that have one.
-_VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5
+_VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5  # wire types
 _HEADER_BYTES = 20  # a tag and a length: two varints of at most 10 bytes
 
 
-class _Fields:
-    """The fields of one message encoded in ``handle[start:end]``, read header by header."""
-
-    def __init__(self, handle: IO[bytes], start: int, end: int) -> None:
-        self.handle = handle
-        self.start = start
-        self.end = end
-
-    def __iter__(self) -> Iterator[tuple[int, int, int, int, int]]:
-        """(number, wire type, start of the field, start of its payload, end of the field)."""
-        position = self.start
-        while position < self.end:
-            self.handle.seek(position)
-            header = self.handle.read(min(_HEADER_BYTES, self.end - position))
-            tag, used = _varint(header, 0)
-            number, wire = tag >> 3, tag & 7
-            if wire == _VARINT:
-                _, size = _varint(header, used)
-                payload, end = position + used, position + size
-            elif wire == _LENGTH_DELIMITED:
-                length, size = _varint(header, used)
-                payload, end = position + size, position + size + length
-            elif wire in (_FIXED64, _FIXED32):
-                payload = position + used
-                end = payload + (8 if wire == _FIXED64 else 4)
-            else:  # groups (wire types 3 and 4) are not used by ONNX; 6 and 7 do not exist
-                raise ProtoError(f"field {number} has wire type {wire}, which ONNX never uses")
-            if number == 0 or end > self.end:
-                raise ProtoError("a field runs past the end of its message (truncated data)")
-            yield number, wire, position, payload, end
-            position = end
+def _fields(handle: IO[bytes], start: int, end: int) -> Iterator[tuple[int, int, int, int, int]]:
+    """The fields of the message encoded in ``handle[start:end]``, read header by header:
+    (number, wire type, start of the field, start of its payload, end of the field)."""
+    position = start
+    while position < end:
+        handle.seek(position)
+        header = handle.read(min(_HEADER_BYTES, end - position))
+        tag, used = _varint(header, 0)
+        number, wire = tag >> 3, tag & 7
+        if number == 0:
+            raise ProtoError("a field numbered 0 (corrupt data)")
+        if wire == _VARINT:
+            payload, field_end = position + used, position + _varint(header, used)[1]
+        elif wire == _LENGTH_DELIMITED:
+            length, size = _varint(header, used)
+            payload, field_end = position + size, position + size + length
+        elif wire in (_FIXED64, _FIXED32):
+            payload = position + used
+            field_end = payload + (8 if wire == _FIXED64 else 4)
+        else:  # groups (wire types 3 and 4) are not used by ONNX; 6 and 7 do not exist
+            raise ProtoError(f"field {number} has wire type {wire}, which ONNX never uses")
+        if field_end > end:
+            raise ProtoError("a field runs past the end of its message (truncated data)")
+        yield number, wire, position, payload, field_end
+        position = field_end
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
@@ -103,7 +96,7 @@ class _Spans:
 
 def _read_graph(handle: IO[bytes], start: int, end: int, graph: GraphProto) -> None:
     rest = _Spans(handle)
-    for number, wire, field_start, payload, field_end in _Fields(handle, start, end):
+    for number, wire, field_start, payload, field_end in _fields(handle, start, end):
         if number == _GRAPH_INITIALIZER and wire == _LENGTH_DELIMITED:
             handle.seek(payload)
             _merge(graph.initializer.add(), handle.read(field_end - payload))
@@ -119,7 +112,7 @@ def read_model(handle: IO[bytes], size: int) -> ModelProto:
     """
     model = ModelProto()
     rest = _Spans(handle)
-    for number, wire, field_start, payload, field_end in _Fields(handle, 0, size):
+    for number, wire, field_start, payload, field_end in _fields(handle, 0, size):
         if number == _MODEL_GRAPH and wire == _LENGTH_DELIMITED:
             _read_graph(handle, payload, field_end, model.graph)
         else:
