@@ -125,6 +125,32 @@ def test_failed_save_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert model.graph.initializer[0].HasField("raw_data")  # the caller's data is intact
 
 
+def test_a_model_file_that_cannot_be_written_leaves_the_previous_data_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxcraft.io as oc_io
+
+    old = _model(np.arange(4096, dtype=np.float32))
+    target = tmp_path / "m.onnx"
+    oc.save(old, target, external_data=True)
+    before = {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)}
+    original = oc_io._temporary_file
+
+    def full_disk_for_the_model(path: Path) -> tuple[int, str]:
+        if path == target:
+            raise OSError(28, "No space left on device")
+        return original(path)
+
+    monkeypatch.setattr(oc_io, "_temporary_file", full_disk_for_the_model)
+    new = _model(np.arange(8192, dtype=np.float32) * 2)
+    with pytest.raises(oc.ModelFileError, match="No space left"):
+        oc.save(new, target, external_data=True)
+    monkeypatch.undo()
+    # The data file is only replaced once the new model file is complete.
+    assert {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)} == before
+    assert oc.load(target) == old
+
+
 def test_size_estimate_counts_tensor_bytes_without_encoding() -> None:
     from onnxcraft.io import estimated_size
 

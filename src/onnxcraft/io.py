@@ -253,7 +253,13 @@ def _temporary_file(target: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {target}")
 
 
-def _atomic_write(target: Path, write: Any, fsync: bool) -> None:
+def _atomic_write(target: Path, write: Any, fsync: bool, before_rename: Any = None) -> None:
+    """Write through ``write(handle)`` to a temporary file and rename it to ``target``.
+
+    ``before_rename()`` runs once the file is complete (on disk, with fsync), just before the
+    rename: an external-data save renames its data files there, so that nothing is replaced
+    unless the model file, the last thing that could fail to be written, is complete.
+    """
     fd, temp = _temporary_file(target)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -261,6 +267,8 @@ def _atomic_write(target: Path, write: Any, fsync: bool) -> None:
             handle.flush()
             if fsync:
                 os.fsync(handle.fileno())
+        if before_rename is not None:
+            before_rename()
         os.replace(temp, target)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
@@ -435,8 +443,7 @@ def _save_external(
             raise ModelFileError(
                 f"{target}: even without its large tensors the model exceeds 2 GiB"
             )
-        files.commit()
-        _atomic_write(target, lambda h: h.write(serialized), fsync)
+        _atomic_write(target, lambda h: h.write(serialized), fsync, before_rename=files.commit)
     except ModelFileError:
         raise
     except OSError as exc:
