@@ -193,3 +193,97 @@ def test_write_model_into_a_stream_without_a_file_descriptor() -> None:
     stream = io.BytesIO()
     write_model(model, stream)
     assert stream.getvalue() == model.SerializeToString()
+
+
+def _mapped(array: np.ndarray) -> bool:
+    base: Any = array
+    while base is not None:
+        if isinstance(base, np.memmap):
+            return True
+        base = base.base
+    return False
+
+
+def _external_model(folder: Path) -> tuple[Path, dict[str, np.ndarray]]:
+    weights = {
+        "w": np.arange(4096, dtype=np.float32).reshape(64, 64),
+        "h": np.linspace(-2, 2, 2048).astype(np.float16),
+        "q": (np.arange(4001) % 16 - 8).astype(np.int8).view(numpy_dtype(ElementType.INT4)),
+    }
+    x = oc.arg("X", np.float32, ("N", 64))
+    outputs = {"Y": op.MatMul(x, weights["w"])}
+    outputs.update({name: op.Identity(weights[name]) for name in ("h", "q")})
+    model = oc.build(inputs=[x], outputs=outputs)
+    model.graph.initializer[0].doc_string = "the weights"
+    model.graph.initializer[0].metadata_props.add(key="origin", value="layer 1")
+    path = folder / "m.onnx"
+    oc.save(model, path, external_data=True)
+    return path, weights
+
+
+def test_load_ir_maps_external_data_and_saves_what_load_would(tmp_path: Path) -> None:
+    path, weights = _external_model(tmp_path)
+    model = oc.load_ir(path)
+    arrays = [t.array() for t in model.graph.initializers]
+    assert [_mapped(a) for a in arrays] == [True, True, False]  # packed int4 is decoded
+    assert not arrays[0].flags.writeable
+    for array, expected in zip(arrays, weights.values(), strict=True):
+        assert array.tobytes() == expected.tobytes()
+    for external in (False, True):
+        for name, source in (("from_ir", model), ("from_proto", oc.load(path))):
+            (tmp_path / name / str(external)).mkdir(parents=True)
+            oc.save(source, tmp_path / name / str(external) / "m.onnx", external_data=external)
+        ours, theirs = tmp_path / "from_ir" / str(external), tmp_path / "from_proto" / str(external)
+        assert sorted(os.listdir(ours)) == sorted(os.listdir(theirs))
+        for name in os.listdir(ours):  # doc strings and metadata kept, data carried along
+            assert (ours / name).read_bytes() == (theirs / name).read_bytes()
+
+
+def test_a_load_ir_model_checks_evaluates_and_saves_over_its_own_file(tmp_path: Path) -> None:
+    path, weights = _external_model(tmp_path)
+    model = oc.load_ir(path)
+    oc.check(model)
+    assert isinstance(oc.infer_shapes(model), oc.ir.Model)
+    x = np.ones((2, 64), np.float32)
+    np.testing.assert_array_equal(oc.evaluate(model, {"X": x})["Y"], x @ weights["w"])
+    oc.save(model, path, external_data=True)  # the mapping still reads the replaced file
+    np.testing.assert_array_equal(oc.evaluate(oc.load(path), {"X": x})["Y"], x @ weights["w"])
+
+
+def test_load_ir_refuses_unsafe_locations_when_loading(tmp_path: Path) -> None:
+    path, _ = _external_model(tmp_path)
+    model = oc.load(path, load_external_data=False)
+    entry = next(e for e in model.graph.initializer[0].external_data if e.key == "location")
+    entry.value = "../m.onnx.data"
+    (path.parent / "escape.onnx").write_bytes(model.SerializeToString())
+    with pytest.raises(oc.ExternalDataError, match=r"uses '\.\.'"):
+        oc.load_ir(path.parent / "escape.onnx")
+    entry.value = "m.onnx.data"
+    offset = next(e for e in model.graph.initializer[0].external_data if e.key == "offset")
+    offset.value = str(10**9)
+    (path.parent / "beyond.onnx").write_bytes(model.SerializeToString())
+    with pytest.raises(oc.ExternalDataError, match="beyond the end"):
+        oc.load_ir(path.parent / "beyond.onnx")
+
+
+def test_a_mapped_model_inlined_into_a_new_one_keeps_its_weights_mapped(tmp_path: Path) -> None:
+    path, weights = _external_model(tmp_path)
+    x = oc.arg("X", np.float32, ("N", 64))
+    y = oc.inline(oc.load_ir(path), X=x)["Y"]
+    model = oc.build_ir([x], {"top": op.ArgMax(y, axis=1, keepdims=0)})
+    assert [_mapped(t.array()) for t in model.graph.initializers] == [True]
+    (tmp_path / "out").mkdir()
+    oc.save(model, tmp_path / "out" / "composed.onnx", external_data=True)
+    feeds = {"X": np.random.default_rng(0).standard_normal((3, 64)).astype(np.float32)}
+    result = oc.evaluate(oc.load(tmp_path / "out" / "composed.onnx"), feeds)["top"]
+    np.testing.assert_array_equal(result, np.argmax(feeds["X"] @ weights["w"], axis=1))
+
+
+def test_load_ir_says_what_it_needs(tmp_path: Path) -> None:
+    with pytest.raises(oc.ModelFileError, match="load_ir: expected the path of a model file"):
+        oc.load_ir(b"\x08\x08")  # type: ignore[arg-type]
+    with pytest.raises(oc.ModelFileError, match=r"missing\.onnx: cannot read the model file"):
+        oc.load_ir(tmp_path / "missing.onnx")
+    (tmp_path / "cut.onnx").write_bytes(b"\x3a\x10")
+    with pytest.raises(oc.ModelFileError, match=r"cut\.onnx: not a valid ONNX model"):
+        oc.load_ir(tmp_path / "cut.onnx")

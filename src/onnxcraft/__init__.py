@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from onnxcraft.evaluate.kernels import register_kernel
     from onnxcraft.infer.model import infer_shapes
     from onnxcraft.infer.rules import register_rule
-    from onnxcraft.io import load, save
+    from onnxcraft.io import load, load_ir, save
     from onnxcraft.proto.tensor import (
         from_array,
         from_sparse,
@@ -70,6 +70,7 @@ _LAZY = {
     "register_rule": ("onnxcraft.infer.rules", "register_rule"),
     "load_opset": ("onnxcraft.codegen.user", "load_opset"),
     "load": ("onnxcraft.io", "load"),
+    "load_ir": ("onnxcraft.io", "load_ir"),
     "save": ("onnxcraft.io", "save"),
     **{
         name: ("onnxcraft.proto.tensor", name)
@@ -150,6 +151,7 @@ __all__ = [
     "register_rule",
     # model files
     "load",
+    "load_ir",
     "save",
     # tensors and values
     "from_array",

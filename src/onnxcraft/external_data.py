@@ -12,10 +12,20 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+import numpy as np
+
 from onnxcraft.errors import ExternalDataError
 from onnxcraft.proto.onnx_pb2 import TensorProto
 
-__all__ = ["ExternalInfo", "external_info", "read_tensor_bytes", "safe_location"]
+__all__ = [
+    "ExternalInfo",
+    "ExternalRange",
+    "external_info",
+    "external_range",
+    "map_tensor_bytes",
+    "read_tensor_bytes",
+    "safe_location",
+]
 
 
 @dataclass(frozen=True)
@@ -69,28 +79,60 @@ def safe_location(base_dir: str | os.PathLike[str], location: str, *, tensor: st
     return target
 
 
-def read_tensor_bytes(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> bytes:
-    """The external bytes of ``tensor``, validated against the file's size."""
+@dataclass(frozen=True)
+class ExternalRange:
+    """Where a tensor's external bytes are: a file inside the model's folder, and a range
+    checked to lie within it."""
+
+    path: Path
+    offset: int
+    length: int
+
+
+def external_range(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> ExternalRange:
+    """The validated location of ``tensor``'s external bytes, or an ExternalDataError."""
     info = external_info(tensor)
     name = tensor.name or "<unnamed>"
     path = safe_location(base_dir, info.location, tensor=name)
     try:
         size = path.stat().st_size
-        if info.offset > size:
-            raise ExternalDataError(
-                f"tensor {name!r}: offset {info.offset} is beyond the end of {path} ({size} bytes)"
-            )
-        length = size - info.offset if info.length is None else info.length
-        if info.offset + length > size:
-            raise ExternalDataError(
-                f"tensor {name!r}: offset {info.offset} + length {length} is "
-                f"beyond the end of {path} ({size} bytes)"
-            )
-        with open(path, "rb") as handle:
-            handle.seek(info.offset)
-            data = handle.read(length)
     except OSError as exc:
         raise ExternalDataError(
             f"tensor {name!r}: cannot read external data {path}: {exc}"
         ) from exc
-    return data
+    if info.offset > size:
+        raise ExternalDataError(
+            f"tensor {name!r}: offset {info.offset} is beyond the end of {path} ({size} bytes)"
+        )
+    length = size - info.offset if info.length is None else info.length
+    if info.offset + length > size:
+        raise ExternalDataError(
+            f"tensor {name!r}: offset {info.offset} + length {length} is "
+            f"beyond the end of {path} ({size} bytes)"
+        )
+    return ExternalRange(path, info.offset, length)
+
+
+def read_tensor_bytes(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> bytes:
+    """The external bytes of ``tensor``, validated against the file's size."""
+    where = external_range(tensor, base_dir)
+    try:
+        with open(where.path, "rb") as handle:
+            handle.seek(where.offset)
+            return handle.read(where.length)
+    except OSError as exc:
+        raise ExternalDataError(
+            f"tensor {tensor.name or '<unnamed>'!r}: cannot read external data {where.path}: {exc}"
+        ) from exc
+
+
+def map_tensor_bytes(where: ExternalRange) -> np.ndarray:
+    """The bytes of ``where`` as a read-only array mapped from the file (nothing is read until
+    used); an empty range gives an empty array, which cannot be mapped."""
+    if where.length == 0:
+        return np.zeros(0, np.uint8)
+    try:
+        mapped = np.memmap(where.path, np.uint8, "r", where.offset, (where.length,))
+    except (OSError, ValueError) as exc:
+        raise ExternalDataError(f"cannot map external data {where.path}: {exc}") from exc
+    return mapped.view(np.ndarray)  # a plain array (the mapping stays alive as its base)

@@ -23,11 +23,11 @@ from onnxcraft.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 from onnxcraft.proto.reader import read_model
-from onnxcraft.proto.serde import model_to_proto
+from onnxcraft.proto.serde import model_from_proto, model_to_proto
 from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
 
-__all__ = ["load", "save", "tensors_of"]
+__all__ = ["load", "load_ir", "save", "tensors_of"]
 
 PROTOBUF_LIMIT = 2**31 - 1  # protobuf cannot encode a message of 2 GiB or more
 _ALIGNMENT = 4096  # external tensors start at page boundaries, so they can be memory-mapped
@@ -74,6 +74,29 @@ def load(
     if load_external_data:
         _load_external(model, folder, label)
     return model
+
+
+def load_ir(
+    path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
+) -> ir.Model:
+    """Read a model file as an :class:`onnxcraft.ir.Model` whose external data stays in its
+    files: each such tensor is memory-mapped, read-only, when first used.
+
+    Loading a model of many gigabytes this way takes moments and little memory; evaluating,
+    inlining or saving it reads the weights from the page cache, and ``save`` writes them from
+    the mapping, never copying them into protobuf. External data is looked for relative to
+    the model's folder (or ``base_dir``); unsafe locations and out-of-range offsets are refused
+    here, as ``load`` refuses them. The files must not change while the model is in use.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelFileError(
+            f"load_ir: expected the path of a model file, got {type(path).__name__} (the "
+            f"external data is found and mapped relative to the file; use load for bytes)"
+        )
+    target = Path(path)
+    proto = load(target, load_external_data=False)
+    folder = target.parent if base_dir is None else Path(base_dir)
+    return model_from_proto(proto, base_dir=folder, map_external=True)
 
 
 def _read_file(path: Path, label: str) -> ModelProto:
@@ -314,6 +337,8 @@ def _ir_skeleton(model: ir.Model, threshold: int, label: str) -> _Skeleton:
                 header.name = data.name
             if data.doc_string:
                 header.doc_string = data.doc_string
+            for key, value in data.metadata.items():
+                header.metadata_props.add(key=key, value=value)
             size = _data_bytes(header)
             if size >= threshold:
                 elsewhere[index] = RawData(size, functools.partial(_array_bytes, data, label))

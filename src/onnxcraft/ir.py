@@ -10,8 +10,9 @@ does not decode its weights, and arrays given to the DSL are held, not copied, s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -32,10 +33,22 @@ __all__ = [
 ]
 
 
+_NO_METADATA: Mapping[str, str] = MappingProxyType({})
+
+
 class TensorData:
     """A named tensor whose numpy value is produced on first use."""
 
-    __slots__ = ("_array", "_load", "dims", "doc_string", "elem_type", "name", "source")
+    __slots__ = (
+        "_array",
+        "_load",
+        "dims",
+        "doc_string",
+        "elem_type",
+        "metadata",
+        "name",
+        "source",
+    )
 
     def __init__(
         self,
@@ -47,6 +60,7 @@ class TensorData:
         load: Callable[[], np.ndarray] | None = None,
         source: Any = None,
         doc_string: str = "",
+        metadata: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.elem_type = elem_type
@@ -55,6 +69,7 @@ class TensorData:
         self._load = load
         self.source = source  # the message it was read from, for lossless re-serialization
         self.doc_string = doc_string
+        self.metadata: Mapping[str, str] = metadata or _NO_METADATA  # TensorProto.metadata_props
 
     @classmethod
     def from_array(cls, name: str, array: np.ndarray, elem_type: ElementType) -> TensorData:

@@ -6,7 +6,8 @@ STEP "save": builds a model of COUNT float32 arrays totalling MIB MiB with LIBRA
 ModelProto from from_array; onnxcraft-ir: the arrays as literals of the DSL, then build_ir;
 onnx; onnx_ir) and saves it inline or as external data (MODE); prints one JSON line
 {"build": [seconds, extra peak bytes], "save": [...]}. STEP "load": loads that file back (in a
-process of its own, so what the save left in memory does not count); prints {"load": [...]}.
+process of its own, so what the save left in memory does not count) with oc.load, or
+oc.load_ir for onnxcraft-ir; prints {"load": [...]}.
 """
 
 from __future__ import annotations
@@ -131,6 +132,10 @@ def with_onnx_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
 
 
 def load_with(library: str, path: Path) -> tuple[float, int]:
+    if library == "onnxcraft-ir":  # external data stays in its file, mapped on first use
+        import onnxcraft as oc
+
+        return step(lambda: oc.load_ir(path))[0]
     if library.startswith("onnxcraft"):
         import onnxcraft as oc
 

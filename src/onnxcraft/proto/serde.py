@@ -7,7 +7,7 @@ array, and an untouched tensor is written back from its original message, bit fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -177,6 +177,7 @@ def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
     out.CopyFrom(from_array(data.array(), name=data.name or None, elem_type=data.elem_type))
     if data.doc_string:
         out.doc_string = data.doc_string
+    _metadata_to_proto(data.metadata, out.metadata_props)
 
 
 def _value_info_to_proto(info: ir.ValueInfo, out: ValueInfoProto) -> None:
@@ -188,7 +189,7 @@ def _value_info_to_proto(info: ir.ValueInfo, out: ValueInfoProto) -> None:
     _metadata_to_proto(info.metadata, out.metadata_props)
 
 
-def _metadata_to_proto(metadata: dict[str, str], out: Any) -> None:
+def _metadata_to_proto(metadata: Mapping[str, str], out: Any) -> None:
     for key, value in metadata.items():
         out.append(StringStringEntryProto(key=key, value=value))
 
@@ -385,10 +386,13 @@ def _load_tensor(proto: TensorProto, base_dir: Path | None) -> np.ndarray:
 
 
 class _Reader:
-    def __init__(self, base_dir: Path | None) -> None:
+    def __init__(self, base_dir: Path | None, map_external: bool = False) -> None:
         self.base_dir = base_dir
+        self.map_external = map_external and base_dir is not None
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
+        if self.map_external and proto.data_location == TensorProto.EXTERNAL:
+            return self._mapped_tensor(proto)
         # Models hold many tensors: this stays lean (no closure, dims copied in one call).
         return ir.TensorData(
             proto.name,
@@ -397,6 +401,23 @@ class _Reader:
             load=partial(_load_tensor, proto, self.base_dir),
             source=proto,
             doc_string=proto.doc_string,
+        )
+
+    def _mapped_tensor(self, proto: TensorProto) -> ir.TensorData:
+        """A tensor whose external data is mapped from its file on first use. It keeps no
+        reference to the file's location: written anywhere, it carries its data."""
+        from onnxcraft.external_data import external_range
+        from onnxcraft.proto.tensor import mapped_array
+
+        assert self.base_dir is not None
+        external_range(proto, self.base_dir)  # an unsafe or out-of-range location fails now
+        return ir.TensorData(
+            proto.name,
+            _ELEMENTS.get(proto.data_type, ElementType.UNDEFINED),
+            tuple(proto.dims),
+            load=partial(mapped_array, proto, self.base_dir),
+            doc_string=proto.doc_string,
+            metadata={e.key: e.value for e in proto.metadata_props},
         )
 
     def sparse(self, proto: SparseTensorProto) -> ir.SparseData:
@@ -532,10 +553,16 @@ def as_ir(model: Any, *, what: str = "model") -> ir.Model:
     return model_from_proto(as_model_proto(model, what=what))
 
 
-def model_from_proto(model: Any, *, base_dir: str | Path | None = None) -> ir.Model:
-    """Read any ModelProto (onnxcraft's or onnx's) into the IR; tensors stay lazy."""
+def model_from_proto(
+    model: Any, *, base_dir: str | Path | None = None, map_external: bool = False
+) -> ir.Model:
+    """Read any ModelProto (onnxcraft's or onnx's) into the IR; tensors stay lazy.
+
+    ``map_external=True`` (with ``base_dir``) maps external data from its files instead of
+    keeping references to them (see :func:`onnxcraft.io.load_ir`).
+    """
     proto = as_model_proto(model)
-    reader = _Reader(Path(base_dir) if base_dir is not None else None)
+    reader = _Reader(Path(base_dir) if base_dir is not None else None, map_external)
     return ir.Model(
         graph=reader.graph(proto.graph),
         opset_imports={_domain(o.domain): int(o.version) for o in proto.opset_import},

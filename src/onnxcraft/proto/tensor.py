@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ _FOUR_BIT = {ElementType.INT4, ElementType.UINT4, ElementType.FLOAT4E2M1}
 _TWO_BIT = {ElementType.INT2, ElementType.UINT2}
 _SIX_BIT = {ElementType.FLOAT6E2M3, ElementType.FLOAT6E3M2}
 _SIGNED_SMALL = {ElementType.INT4: 4, ElementType.INT2: 2}
+_ELEMENT_TYPES = {int(e): e for e in ElementType}
 
 # Which typed field holds each element type when raw_data is not used.
 _INT32_FIELD = {
@@ -184,6 +186,26 @@ def to_array(tensor: TensorProto, *, base_dir: str | os.PathLike[str] | None = N
     if tensor.HasField("raw_data"):
         return _from_raw(tensor, elem, dims, count, tensor.raw_data)
     return _from_typed(tensor, elem, dims, count)
+
+
+def mapped_array(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> np.ndarray:
+    """The value of a tensor with external data, memory-mapped from its file where its bytes
+    already are the array (any type but strings and the packed 2-, 4- and 6-bit ones, on a
+    little-endian machine): read-only, and nothing is read until it is used. Otherwise, or
+    when the length does not fit the shape, the bytes are read as ``to_array`` reads them.
+    """
+    from onnxcraft.external_data import external_range, map_tensor_bytes
+
+    elem = _ELEMENT_TYPES.get(tensor.data_type)
+    packed = _FOUR_BIT | _TWO_BIT | _SIX_BIT | {ElementType.STRING, ElementType.UNDEFINED}
+    if elem is None or elem in packed or sys.byteorder != "little" or tensor.HasField("segment"):
+        return to_array(tensor, base_dir=base_dir)
+    dims = tuple(int(d) for d in tensor.dims)
+    storage = storage_dtype(elem)
+    where = external_range(tensor, base_dir)
+    if any(d < 0 for d in dims) or where.length != math.prod(dims) * storage.itemsize:
+        return to_array(tensor, base_dir=base_dir)  # which says what is wrong
+    return map_tensor_bytes(where).view(storage).view(numpy_dtype(elem)).reshape(dims)
 
 
 def _from_raw(
