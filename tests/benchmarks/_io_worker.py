@@ -50,24 +50,34 @@ def step(fn: Callable[[], Any]) -> tuple[tuple[float, int], Any]:
 Steps = dict[str, tuple[float, int]]
 
 
+def build_then_save(
+    arrays: list[np.ndarray], build: Callable[[], Any], save: Callable[[Any], Any]
+) -> Steps:
+    """Time building a model from ``arrays``, then (the arrays dropped) saving it."""
+    built, model = step(build)
+    arrays.clear()  # whatever the model still needs of them, it holds itself
+    return {"build": built, "save": step(lambda: save(model))[0]}
+
+
+def initializer_model(model: Any, from_array: Callable[..., Any], arrays: list[np.ndarray]) -> Any:
+    """``model`` (an empty ModelProto, onnxcraft's or onnx's) with ``arrays`` as initializers."""
+    model.ir_version = 10
+    model.graph.name = "g"
+    for i, a in enumerate(arrays):
+        model.graph.initializer.append(from_array(a, f"w{i}"))
+    return model
+
+
 def with_onnxcraft(
     arrays: list[np.ndarray], path: Path, external: bool, fsync: bool = False
 ) -> Steps:
     import onnxcraft as oc
-    from onnxcraft.proto import ModelProto
 
-    def build() -> ModelProto:
-        model = ModelProto()
-        model.ir_version = 10
-        model.graph.name = "g"
-        for i, a in enumerate(arrays):
-            model.graph.initializer.append(oc.from_array(a, f"w{i}"))
-        return model
-
-    built, model = step(build)
-    arrays.clear()
-    save = functools.partial(oc.save, model, path, external_data=external, fsync=fsync)
-    return {"build": built, "save": step(save)[0]}
+    return build_then_save(
+        arrays,
+        lambda: initializer_model(oc.proto.ModelProto(), oc.from_array, arrays),
+        lambda model: oc.save(model, path, external_data=external, fsync=fsync),
+    )
 
 
 def with_onnxcraft_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
@@ -82,35 +92,27 @@ def with_onnxcraft_ir(arrays: list[np.ndarray], path: Path, external: bool) -> S
             y = op.Add(y, a)
         return oc.build_ir([x], {"Y": y})
 
-    built, model = step(build)
-    arrays.clear()  # the model holds the arrays themselves
-    save = functools.partial(oc.save, model, path, external_data=external)
-    return {"build": built, "save": step(save)[0]}
+    return build_then_save(
+        arrays, build, lambda model: oc.save(model, path, external_data=external)
+    )
 
 
 def with_onnx(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
     import onnx
     from onnx import numpy_helper
 
-    def build() -> onnx.ModelProto:
-        model = onnx.ModelProto()
-        model.ir_version = 10
-        model.graph.name = "g"
-        for i, a in enumerate(arrays):
-            model.graph.initializer.append(numpy_helper.from_array(a, f"w{i}"))
-        return model
+    def save(model: onnx.ModelProto) -> None:
+        onnx.save_model(
+            model,
+            str(path),
+            save_as_external_data=external,
+            all_tensors_to_one_file=True,
+            location=path.name + ".data",
+        )
 
-    built, model = step(build)
-    arrays.clear()
-    save = functools.partial(
-        onnx.save_model,
-        model,
-        str(path),
-        save_as_external_data=external,
-        all_tensors_to_one_file=True,
-        location=path.name + ".data",
+    return build_then_save(
+        arrays, lambda: initializer_model(onnx.ModelProto(), numpy_helper.from_array, arrays), save
     )
-    return {"build": built, "save": step(save)[0]}
 
 
 def with_onnx_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
@@ -122,13 +124,10 @@ def with_onnx_ir(arrays: list[np.ndarray], path: Path, external: bool) -> Steps:
             graph.register_initializer(ir.Value(name=f"w{i}", const_value=ir.Tensor(a)))
         return ir.Model(graph, ir_version=10)
 
-    built, model = step(build)
-    arrays.clear()
     location = path.name + ".data" if external else None
-    return {
-        "build": built,
-        "save": step(functools.partial(ir.save, model, str(path), external_data=location))[0],
-    }
+    return build_then_save(
+        arrays, build, lambda model: ir.save(model, str(path), external_data=location)
+    )
 
 
 def load_with(library: str, path: Path) -> tuple[float, int]:
