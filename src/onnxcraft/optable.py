@@ -1,17 +1,16 @@
 """One table keyed by the operator identifier (domain, op_type, since_version).
 
 Inference rules, evaluator kernels and the VJP rules of ``Gradient`` are each such a table,
-filled explicitly by family modules (one ``register(table)`` per module, listed by name):
-this module holds the keying, the lookup with its every-version fallback, and the loading.
+filled by the operator families of :mod:`onnxcraft.ops` (one ``register(table)`` per part):
+this module holds the keying and the lookup with its every-version fallback.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-__all__ = ["ALL_VERSIONS", "OpKey", "OpTable", "load_families"]
+__all__ = ["ALL_VERSIONS", "OpKey", "OpTable"]
 
 # Register an entry with since=ALL_VERSIONS when it handles every version of the operator.
 ALL_VERSIONS = 0
@@ -58,9 +57,3 @@ class OpTable(Generic[T]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries
-
-
-def load_families(package: str, names: Iterable[str], table: Any) -> None:
-    """Let each family module ``<package>.<name>`` register its entries into ``table``."""
-    for name in names:
-        importlib.import_module(f"{package}.{name}").register(table)

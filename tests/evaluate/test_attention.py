@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.attention import attention, tensor_scatter
+from onnxcraft.ops.attention.kernels import attention, tensor_scatter
 from onnxcraft.opset.ai.onnx import v24, v25
 from tests.evaluate._attention_oracle import (
     BF16,

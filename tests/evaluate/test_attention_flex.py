@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.flex_attention import flex_attention
+from onnxcraft.ops.flex_attention.kernels import flex_attention
 from onnxcraft.opset.ai.onnx import v26 as op
 from onnxcraft.opset.ai.onnx.preview import v1 as preview
 from tests.evaluate._attention_oracle import loop_flex_attention

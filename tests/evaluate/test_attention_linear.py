@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.linear_attention import linear_attention
+from onnxcraft.ops.linear_attention.kernels import linear_attention
 from onnxcraft.opset.ai.onnx import v27
 from tests.evaluate._attention_oracle import (
     BF16,

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.causal_conv import causal_conv_with_state
-from onnxcraft.evaluate.conv import conv, conv_integer, qlinear_conv
-from onnxcraft.evaluate.conv_transpose import col2im, conv_transpose
-from onnxcraft.evaluate.deform_conv import deform_conv
+from onnxcraft.ops.causal_conv.kernels import causal_conv_with_state
+from onnxcraft.ops.conv.kernels import conv, conv_integer, qlinear_conv
+from onnxcraft.ops.conv_transpose.kernels import col2im, conv_transpose
+from onnxcraft.ops.deform_conv.kernels import deform_conv
 from tests.evaluate._vision_oracle import run_node
 
 RNG = np.random.default_rng(7)

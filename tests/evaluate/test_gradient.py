@@ -16,8 +16,8 @@ from onnx import TensorProto, helper
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError, InferenceError
-from onnxcraft.evaluate.gradient import gradient
-from onnxcraft.evaluate.registry import KernelContext
+from onnxcraft.ops.gradient.kernels import gradient
+from onnxcraft.ops.kernel_api import KernelContext
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.opset.ai.onnx.preview.training import v1 as tr
 from tests.evaluate.test_vjp import central_difference

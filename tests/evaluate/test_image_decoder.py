@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.image_decoder import decode_image, image_decoder
+from onnxcraft.ops.image_decoder.kernels import decode_image, image_decoder
 
 RNG = np.random.default_rng(21)
 IMAGE = RNG.integers(0, 256, (7, 10, 3), dtype=np.uint8)

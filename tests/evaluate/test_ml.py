@@ -17,9 +17,9 @@ import onnxcraft as oc
 from onnxcraft import specs
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate import ml as kernels
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.infer.rules import default_rules
+from onnxcraft.ops.ml import kernels
 from onnxcraft.opset.ai.onnx.ml import v1 as ml1
 from onnxcraft.opset.ai.onnx.ml import v2 as ml2
 from onnxcraft.opset.ai.onnx.ml import v4 as ml4

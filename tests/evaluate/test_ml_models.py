@@ -2,7 +2,7 @@
 
 onnxcraft evaluates models built with the DSL; onnxruntime runs the same attributes built with
 ``onnx.helper``. Where onnxruntime departs from the standard or from its own outputs (listed in
-the docstring of ``onnxcraft.evaluate.ml_models``), the expected values are re-derived with numpy
+the docstring of ``onnxcraft.ops.ml_models.kernels``), the expected values are re-derived with numpy
 from onnxruntime's untransformed scores, or computed by hand; each such test says why.
 """
 
@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from onnxcraft import specs
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate import ml_models
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.infer.rules import default_rules
+from onnxcraft.ops.ml_models import kernels as ml_models
 from tests.evaluate._ml_models_cases import (
     AGGREGATES,
     ML,

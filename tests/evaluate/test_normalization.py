@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.dropout import dropout_1, dropout_7, dropout_10, dropout_12
-from onnxcraft.evaluate.loss import negative_log_likelihood_loss, softmax_cross_entropy_loss
-from onnxcraft.evaluate.normalization import (
+from onnxcraft.ops.dropout.kernels import dropout_1, dropout_7, dropout_10, dropout_12
+from onnxcraft.ops.kernel_api import KernelContext
+from onnxcraft.ops.loss.kernels import negative_log_likelihood_loss, softmax_cross_entropy_loss
+from onnxcraft.ops.normalization.kernels import (
     batch_norm_7,
     batch_norm_9,
     batch_norm_15,
@@ -21,7 +22,6 @@ from onnxcraft.evaluate.normalization import (
     mean_variance_normalization,
     rms_norm,
 )
-from onnxcraft.evaluate.registry import KernelContext
 from tests.evaluate._vision_oracle import run_node
 
 RNG = np.random.default_rng(3)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.pool import (
+from onnxcraft.ops.pool.kernels import (
     average_pool,
     global_lp_pool,
     lp_pool,
@@ -14,7 +14,7 @@ from onnxcraft.evaluate.pool import (
     max_pool_1,
     max_unpool,
 )
-from onnxcraft.evaluate.roi import max_roi_pool, roi_align_16
+from onnxcraft.ops.roi.kernels import max_roi_pool, roi_align_16
 from tests.evaluate._vision_oracle import run_node
 
 RNG = np.random.default_rng(11)

@@ -17,9 +17,9 @@ import pytest
 import onnxcraft as oc
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import EvaluationError, InferenceError
-from onnxcraft.evaluate.random import bernoulli, multinomial, random_normal, random_uniform_like
-from onnxcraft.evaluate.registry import KernelContext
 from onnxcraft.numerics import to_float32
+from onnxcraft.ops.kernel_api import KernelContext
+from onnxcraft.ops.random.kernels import bernoulli, multinomial, random_normal, random_uniform_like
 from onnxcraft.opset.ai.onnx import v21, v22
 
 Z = 6.0

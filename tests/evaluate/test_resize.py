@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.center_crop_pad import center_crop_pad
-from onnxcraft.evaluate.grid import affine_grid, grid_sample_16, grid_sample_20
-from onnxcraft.evaluate.nms import non_max_suppression
-from onnxcraft.evaluate.resize import resize, resize_10, upsample_7, upsample_9
+from onnxcraft.ops.center_crop_pad.kernels import center_crop_pad
+from onnxcraft.ops.grid.kernels import affine_grid, grid_sample_16, grid_sample_20
+from onnxcraft.ops.nms.kernels import non_max_suppression
+from onnxcraft.ops.resize.kernels import resize, resize_10, upsample_7, upsample_9
 from tests.evaluate._vision_oracle import run_node
 
 RNG = np.random.default_rng(5)

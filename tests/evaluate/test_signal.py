@@ -15,7 +15,8 @@ from onnxcraft import specs
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.kernels import default_registry
-from onnxcraft.evaluate.signal import (
+from onnxcraft.numerics import from_float32, to_float32
+from onnxcraft.ops.signal.kernels import (
     blackman_window,
     dft_17,
     dft_20,
@@ -24,7 +25,6 @@ from onnxcraft.evaluate.signal import (
     mel_weight_matrix,
     stft,
 )
-from onnxcraft.numerics import from_float32, to_float32
 from tests.evaluate._signal_oracle import (
     OUTPUT_TYPES,
     WINDOWS,

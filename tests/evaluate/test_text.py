@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.text import (
+from onnxcraft.ops.text.kernels import (
     regex_full_match,
     string_concat,
     string_normalizer,

@@ -17,7 +17,7 @@ import onnxcraft as oc
 from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import EvaluationError, InferenceError
-from onnxcraft.evaluate.training import adagrad, adam, momentum
+from onnxcraft.ops.training.kernels import adagrad, adam, momentum
 from onnxcraft.opset.ai.onnx.preview.training import v1 as tr
 from tests.infer._agreement import evaluate_and_check
 

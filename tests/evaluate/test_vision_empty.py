@@ -8,21 +8,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from onnxcraft.evaluate.conv import conv
-from onnxcraft.evaluate.conv_transpose import conv_transpose
-from onnxcraft.evaluate.grid import grid_sample_20
-from onnxcraft.evaluate.loss import softmax_cross_entropy_loss
-from onnxcraft.evaluate.nms import non_max_suppression
-from onnxcraft.evaluate.normalization import (
+from onnxcraft.ops.conv.kernels import conv
+from onnxcraft.ops.conv_transpose.kernels import conv_transpose
+from onnxcraft.ops.grid.kernels import grid_sample_20
+from onnxcraft.ops.loss.kernels import softmax_cross_entropy_loss
+from onnxcraft.ops.nms.kernels import non_max_suppression
+from onnxcraft.ops.normalization.kernels import (
     batch_norm_15,
     group_norm_21,
     instance_norm,
     layer_norm,
     lrn,
 )
-from onnxcraft.evaluate.pool import average_pool, global_average_pool, lp_pool, max_pool
-from onnxcraft.evaluate.resize import resize
-from onnxcraft.evaluate.roi import max_roi_pool, roi_align_16
+from onnxcraft.ops.pool.kernels import average_pool, global_average_pool, lp_pool, max_pool
+from onnxcraft.ops.resize.kernels import resize
+from onnxcraft.ops.roi.kernels import max_roi_pool, roi_align_16
 
 EMPTY = np.zeros((0, 2, 5, 5), np.float32)
 ONES = np.ones(2, np.float32)

@@ -10,9 +10,9 @@ numerics = pytest.importorskip(
 )
 dtypes = pytest.importorskip("onnxcraft.dtypes", reason="onnxcraft.dtypes is not in the tree yet")
 
-from onnxcraft.evaluate.conv import conv  # noqa: E402
-from onnxcraft.evaluate.normalization import batch_norm_15, layer_norm  # noqa: E402
-from onnxcraft.evaluate.pool import max_pool  # noqa: E402
+from onnxcraft.ops.conv.kernels import conv  # noqa: E402
+from onnxcraft.ops.normalization.kernels import batch_norm_15, layer_norm  # noqa: E402
+from onnxcraft.ops.pool.kernels import max_pool  # noqa: E402
 
 RNG = np.random.default_rng(9)
 BF16 = dtypes.ElementType.BFLOAT16

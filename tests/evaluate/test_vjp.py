@@ -1,4 +1,4 @@
-"""The vector-Jacobian product rules (onnxcraft.evaluate.vjp), one operator at a time.
+"""The vector-Jacobian product rules (the `vjp` parts of onnxcraft.ops), one operator at a time.
 
 Oracle: central finite differences in float64, written here. For an operator node ``out =
 op(inputs)`` and a random weight ``R``, the model computes ``loss = ReduceSum(out * R)`` and a
@@ -25,7 +25,7 @@ from hypothesis.extra import numpy as hnp
 from onnx import TensorProto, helper
 
 import onnxcraft as oc
-from onnxcraft.evaluate.vjp import ALL_VERSIONS, VjpRegistry, default_vjp_rules
+from onnxcraft.ops.vjp_api import ALL_VERSIONS, VjpRegistry, default_vjp_rules
 
 TRAINING = "ai.onnx.preview.training"
 OPSET = 21

@@ -24,7 +24,7 @@ import onnxcraft as oc
 from onnxcraft.core.opinfo import op_info
 from onnxcraft.core.types import Dim, Tensor
 from onnxcraft.infer.model import infer_through_body
-from onnxcraft.infer.registry import SymbolicValue
+from onnxcraft.ops.infer_api import SymbolicValue
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.proto.serde import model_from_proto
 from tests.infer._shape_oracle import bind, contradiction, inferred_output_types, is_static, run

@@ -16,8 +16,8 @@ import pytest
 from onnxcraft.core.opinfo import op_info
 from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType, element_type_of
-from onnxcraft.evaluate.registry import KernelEntry
 from onnxcraft.numerics import from_float32
+from onnxcraft.ops.kernel_api import KernelEntry
 from onnxcraft.testing import (
     CaseFailure,
     Input,

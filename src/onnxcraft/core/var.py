@@ -54,7 +54,7 @@ class Var:
         self.index = index
         self._name = name
         # Known value: a numpy array when constant; for node outputs also an
-        # onnxcraft.infer.registry.SymbolicValue (a shape-like int tensor known in part).
+        # onnxcraft.ops.infer_api.SymbolicValue (a shape-like int tensor known in part).
         self.value = value
         self.scope = scope  # id of the tracing scope that created this Var (0: top level)
 

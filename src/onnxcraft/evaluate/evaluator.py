@@ -14,7 +14,7 @@ from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_str
 from onnxcraft.errors import EvaluationError, OnnxcraftError
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.plan import GraphPlan, Preparer, Step, SubgraphRef
-from onnxcraft.evaluate.registry import KernelRegistry
+from onnxcraft.ops.kernel_api import KernelRegistry
 
 __all__ = ["Evaluator", "evaluate"]
 

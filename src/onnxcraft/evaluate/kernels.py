@@ -1,65 +1,21 @@
-"""Builds the default kernel table from the family modules, listed explicitly."""
+"""The default kernel table, filled by the ``kernels`` part of every :mod:`onnxcraft.ops` family."""
 
 from __future__ import annotations
 
 from functools import cache
 
+from onnxcraft import ops
 from onnxcraft.errors import EvaluationError
-from onnxcraft.evaluate.registry import Kernel, KernelRegistry
-from onnxcraft.optable import load_families
+from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 
-__all__ = ["FAMILY_MODULES", "default_registry", "register_kernel"]
-
-# Each module `onnxcraft.evaluate.<name>` exposes `register(kernels: KernelRegistry) -> None`.
-FAMILY_MODULES: tuple[str, ...] = (
-    "arithmetic",
-    "math_unary",
-    "activation",
-    "logical",
-    "cast",
-    "shape",
-    "linalg",
-    "reduction",
-    "indexing",
-    "constant",
-    "sequence",
-    "tensor_ops",
-    "attention",
-    "linear_attention",
-    "flex_attention",
-    "quantization",
-    "rnn",
-    "text",
-    "rotary",
-    "control",
-    "conv",
-    "conv_transpose",
-    "pool",
-    "normalization",
-    "resize",
-    "loss",
-    "dropout",
-    "grid",
-    "roi",
-    "nms",
-    "center_crop_pad",
-    "deform_conv",
-    "causal_conv",
-    "image_decoder",
-    "ml",
-    "ml_models",
-    "signal",
-    "random",
-    "training",
-    "gradient",
-)
+__all__ = ["default_registry", "register_kernel"]
 
 
 @cache
 def default_registry() -> KernelRegistry:
     """The kernel table of every family, built once on first use."""
     kernels = KernelRegistry()
-    load_families("onnxcraft.evaluate", FAMILY_MODULES, kernels)
+    ops.load("kernels", kernels)
     return kernels
 
 
@@ -75,7 +31,7 @@ def register_kernel(
 
     ``fn`` is called as ``fn(*inputs, **attributes)`` (``fn(ctx, *inputs, **attributes)`` with
     ``context=True``) and returns one value or a tuple, one per output; see
-    :mod:`onnxcraft.evaluate.registry` for the exact contract.
+    :mod:`onnxcraft.ops.kernel_api` for the exact contract.
     """
     if not callable(fn):
         raise EvaluationError(f"register_kernel: fn must be callable, got {type(fn).__name__}")

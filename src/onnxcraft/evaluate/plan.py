@@ -17,7 +17,7 @@ import numpy as np
 from onnxcraft import ir
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.errors import EvaluationError, MissingKernelError
-from onnxcraft.evaluate.registry import KernelContext, KernelRegistry, TypeAttr
+from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry, TypeAttr
 
 __all__ = ["GraphPlan", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
 

@@ -17,8 +17,8 @@ import numpy as np
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.infer.fallback import types_from_constraints
-from onnxcraft.infer.registry import VALUE_LIMIT, InferenceContext, Rule, SymbolicValue
 from onnxcraft.infer.rules import default_rules
+from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, Rule, SymbolicValue
 
 __all__ = ["infer_types"]
 
@@ -163,7 +163,7 @@ def _kernel_attributes(op: OpInfo, attributes: dict[str, Any]) -> dict[str, Any]
 
 
 def _kernel_context(ctx: InferenceContext, opset: int) -> Any:
-    from onnxcraft.evaluate.registry import KernelContext
+    from onnxcraft.ops.kernel_api import KernelContext
 
     op = ctx.op
     elems = tuple(

@@ -26,9 +26,9 @@ from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
 from onnxcraft.core.types import Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
-from onnxcraft.infer.control import merge_types
 from onnxcraft.infer.engine import infer_types
-from onnxcraft.infer.registry import VALUE_LIMIT
+from onnxcraft.ops.control.rules import merge_types
+from onnxcraft.ops.infer_api import VALUE_LIMIT
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 

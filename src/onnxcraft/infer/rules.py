@@ -1,4 +1,4 @@
-"""Builds the default rule table from the family modules, listed explicitly."""
+"""The default rule table, filled by the ``rules`` part of every family of :mod:`onnxcraft.ops`."""
 
 from __future__ import annotations
 
@@ -7,63 +7,19 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+from onnxcraft import ops
 from onnxcraft.core.types import ValueType
 from onnxcraft.errors import InferenceError, SpecError
-from onnxcraft.infer.registry import InferenceContext, RuleRegistry
-from onnxcraft.optable import load_families
+from onnxcraft.ops.infer_api import InferenceContext, RuleRegistry
 
-__all__ = ["FAMILY_MODULES", "default_rules", "register_rule"]
-
-# Each module `onnxcraft.infer.<name>` exposes `register(rules: RuleRegistry) -> None`.
-FAMILY_MODULES: tuple[str, ...] = (
-    "arithmetic",
-    "math_unary",
-    "activation",
-    "logical",
-    "cast",
-    "linalg",
-    "shape",
-    "indexing",
-    "reduction",
-    "constant",
-    "control",
-    "sequence",
-    "ml",
-    "tensor_ops",
-    "quantization",
-    "attention",
-    "linear_attention",
-    "flex_attention",
-    "rotary",
-    "rnn",
-    "loss",
-    "signal",
-    "random",
-    "training",
-    "gradient",
-    "text",
-    "conv",
-    "conv_transpose",
-    "pool",
-    "normalization",
-    "resize",
-    "grid",
-    "roi",
-    "nms",
-    "center_crop_pad",
-    "deform_conv",
-    "causal_conv",
-    "image_decoder",
-    "dropout",
-    "ml_models",
-)
+__all__ = ["default_rules", "register_rule"]
 
 
 @cache
 def default_rules() -> RuleRegistry:
     """The rule table of every family, built once on first use."""
     rules = RuleRegistry()
-    load_families("onnxcraft.infer", FAMILY_MODULES, rules)
+    ops.load("rules", rules)
     return rules
 
 

@@ -1,0 +1,57 @@
+"""Everything known about the operators, one folder per family.
+
+A family folder ``ops/<family>/`` holds up to four parts, each a module exposing
+``register(table)`` (or, for recipes, a ``RECIPES`` table):
+
+    rules.py    shape and type inference rules      (a ``RuleRegistry``, ops/infer_api.py)
+    kernels.py  numpy kernels of the evaluator       (a ``KernelRegistry``, ops/kernel_api.py)
+    vjp.py      vector-Jacobian products             (a ``VjpRegistry``, ops/vjp_api.py)
+    recipes.py  hypothesis recipes of valid nodes    (loaded only by :mod:`onnxcraft.testing`)
+
+plus whatever the rules and kernels of the family compute alike. The modules directly in
+``ops/`` are the kit that parts are written with (contexts, tables, shared helpers). The list of
+families is the list of folders, read once; the engines (:mod:`onnxcraft.infer`,
+:mod:`onnxcraft.evaluate`) and the testing toolkit fill their tables through :func:`load`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+__all__ = ["FAMILIES", "Part", "family_modules", "load"]
+
+Part = Literal["rules", "kernels", "vjp", "recipes"]
+
+
+def _read_families() -> tuple[str, ...]:
+    here = Path(__file__).parent
+    return tuple(
+        sorted(
+            entry.name
+            for entry in here.iterdir()
+            if entry.is_dir() and (entry / "__init__.py").is_file()
+        )
+    )
+
+
+FAMILIES: tuple[str, ...] = _read_families()
+
+
+def family_modules(part: Part) -> list[tuple[str, ModuleType]]:
+    """(family, module) for every family that has ``part``, in family order."""
+    found = []
+    for family in FAMILIES:
+        name = f"{__name__}.{family}.{part}"
+        if importlib.util.find_spec(name) is not None:
+            found.append((family, importlib.import_module(name)))
+    return found
+
+
+def load(part: Part, table: Any) -> None:
+    """Let every family's ``part`` module register its entries into ``table``."""
+    for _, module in family_modules(part):
+        module.register(table)

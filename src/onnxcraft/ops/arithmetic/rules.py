@@ -1,0 +1,98 @@
+"""Rules for the arithmetic operators: Add, Sub, Mul, Div, Pow, Mod and Max, Min, Sum, Mean.
+
+Besides the broadcast shape, the integer operators carry shape-like values through: ``N * 1``
+of a symbolic dim stays ``N`` (data propagation); values known in full are left to folding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from onnxcraft.core.types import Dim, Tensor, ValueType
+from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.ops.infer_common import (
+    broadcast,
+    broadcast_many,
+    entries_binary,
+    entry_add,
+    entry_div,
+    entry_max,
+    entry_min,
+    entry_mul,
+    entry_sub,
+    tensor,
+)
+
+__all__ = ["register", "binary_rule"]
+
+_ENTRY_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
+    "Add": entry_add,
+    "Sub": entry_sub,
+    "Mul": entry_mul,
+    "Div": entry_div,
+    "Max": entry_max,
+    "Min": entry_min,
+    "Sum": entry_add,
+}
+# Operators whose opset < 7 versions broadcast B into A only (the result has A's shape).
+_LEGACY_BROADCAST = ("Add", "Sub", "Mul", "Div", "Pow")
+
+
+def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
+    """Two inputs broadcast against each other; the result has A's element type."""
+    a, b = ctx.tensor(0), ctx.tensor(1)
+    if a is None:
+        return [None]
+    op = ctx.op
+    if op.since_version < 7 and op.op_type in _LEGACY_BROADCAST:
+        return [tensor(a.elem_type, a.shape)]  # limited broadcast: B fits into A's shape
+    shape = broadcast(op.op_type, a.shape, None if b is None else b.shape)
+    elem = a.elem_type
+    if elem is None and b is not None and op.op_type != "Pow":  # Pow's exponent has its own type
+        elem = b.elem_type
+    if ctx.input_values and ctx.has_symbolic_input():
+        _propagate(ctx, [0, 1])
+    return [tensor(elem, shape)]
+
+
+def _propagate(ctx: InferenceContext, indices: list[int]) -> None:
+    """The entries of an integer result computed from shape-like inputs known in part (values
+    known in full are left to the engine, which folds them through the kernel)."""
+    fn = _ENTRY_OPS.get(ctx.op.op_type)
+    if fn is None:
+        return
+    operands = [ctx.dims_value(i) for i in indices]
+    result = operands[0]
+    for other in operands[1:]:
+        if result is None or other is None:
+            return
+        combined = entries_binary(fn, result, other)
+        if combined is None:
+            return
+        result = tuple(combined)
+    if result is not None:
+        scalar = all(ctx.value_is_scalar(i) for i in indices)
+        ctx.set_dims_value(0, result, scalar=scalar, elem=ctx.elem(0))
+
+
+def _variadic(ctx: InferenceContext) -> list[ValueType | None]:
+    tensors = [ctx.tensor(i) for i in range(len(ctx.input_types))]
+    known = [t for t in tensors if t is not None]
+    if not known:
+        return [None]
+    elem = next((t.elem_type for t in known if t.elem_type is not None), None)
+    if ctx.op.since_version < 8:
+        shapes = [t.shape for t in known]
+        shape = shapes[0] if all(s == shapes[0] for s in shapes) else None
+    else:
+        shape = broadcast_many(ctx.op.op_type, [None if t is None else t.shape for t in tensors])
+    if ctx.input_values and ctx.op.op_type != "Mean" and ctx.has_symbolic_input():
+        _propagate(ctx, list(range(len(tensors))))
+    return [Tensor(elem, shape)]
+
+
+def register(rules: RuleRegistry) -> None:
+    for name in ("Add", "Sub", "Mul", "Div", "Pow", "Mod"):
+        rules.add(name, binary_rule, since=ALL_VERSIONS)
+    for name in ("Max", "Min", "Sum", "Mean"):
+        rules.add(name, _variadic, since=ALL_VERSIONS)

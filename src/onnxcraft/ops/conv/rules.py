@@ -1,0 +1,102 @@
+"""Rules for Conv, ConvInteger and QLinearConv: (N, C, D1..Dn) * (M, C/group, k1..kn)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
+from onnxcraft.dtypes import ElementType
+from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRegistry
+from onnxcraft.ops.windows import (
+    require_rank,
+    show_shape,
+    unify_dim,
+    weight_kernel,
+    window_attributes,
+    window_output_shape,
+)
+
+__all__ = ["conv_output_shape", "register"]
+
+
+@dataclass(frozen=True)
+class _ConvInputs:
+    """Where a convolution's data, weight and bias sit among the node's inputs."""
+
+    x: int
+    w: int
+    bias: int | None
+
+
+_CONV = _ConvInputs(x=0, w=1, bias=2)
+_CONV_INTEGER = _ConvInputs(x=0, w=1, bias=None)
+_QLINEAR_CONV = _ConvInputs(x=0, w=3, bias=8)
+
+
+def _check_channels(
+    ctx: InferenceContext, x_shape: Shape, w_shape: Shape, group: int, w_arg: str
+) -> None:
+    """C = W.shape[1] * group, and group divides both C and M."""
+    c = None if x_shape is None else x_shape[1]
+    m = None if w_shape is None else w_shape[0]
+    per_group = None if w_shape is None else w_shape[1]
+    if isinstance(c, int) and c % group:
+        raise ctx.fail(f"group={group} must divide the {c} input channels of X")
+    if isinstance(m, int) and m % group:
+        raise ctx.fail(f"group={group} must divide the {m} output channels of {w_arg} (dim 0)")
+    if isinstance(c, int) and isinstance(per_group, int) and per_group * group != c:
+        raise ctx.fail(
+            f"weight {w_arg} has {per_group} channels per group (dim 1), so X must have "
+            f"{per_group} * group={group} = {per_group * group} channels, got {c}"
+        )
+
+
+def _check_bias(ctx: InferenceContext, index: int | None, m: Dim) -> None:
+    if index is None or not ctx.has_input(index):
+        return
+    shape = require_rank(ctx, index, "B", exactly=1)
+    if shape is not None:
+        unify_dim(ctx, shape[0], m, "bias B must have one entry per output channel")
+
+
+def conv_output_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
+    """Output shape of a convolution of input ``x`` by weight ``w`` (checks included)."""
+    x_shape = require_rank(ctx, x, "X", at_least=3)
+    w_shape = require_rank(ctx, w, "W", at_least=3)
+    if x_shape is not None and w_shape is not None and len(w_shape) != len(x_shape):
+        raise ctx.fail(
+            f"weight W must have the rank of X ({len(x_shape)}), got W {show_shape(w_shape)} for "
+            f"X {show_shape(x_shape)}"
+        )
+    rank = len(x_shape) if x_shape is not None else (None if w_shape is None else len(w_shape))
+    if rank is None:
+        return None
+    nd = rank - 2
+    group = int(ctx.attr("group", 1))
+    if group < 1:
+        raise ctx.fail(f"group must be >= 1, got {group}")
+    _check_channels(ctx, x_shape, w_shape, group, "W")
+    kernel = weight_kernel(ctx, w_shape, nd)
+    window = window_attributes(ctx, nd)
+    spatial: Sequence[Dim] = (None,) * nd if x_shape is None else x_shape[2:]
+    batch = None if x_shape is None else x_shape[0]
+    m = None if w_shape is None else w_shape[0]
+    return (batch, m, *window_output_shape(ctx, spatial, kernel, window))
+
+
+def _convolution(inputs: _ConvInputs, elem_of_output: int | None) -> Rule:
+    def rule(ctx: InferenceContext) -> list[ValueType | None]:
+        shape = conv_output_shape(ctx, inputs.x, inputs.w)
+        _check_bias(ctx, inputs.bias, None if shape is None else shape[1])
+        elem = ElementType.INT32 if elem_of_output is None else ctx.elem(elem_of_output)
+        return [Tensor(elem, shape)]
+
+    return rule
+
+
+def register(rules: RuleRegistry) -> None:
+    rules.add("Conv", _convolution(_CONV, 0), since=ALL_VERSIONS)
+    rules.add("ConvInteger", _convolution(_CONV_INTEGER, None), since=ALL_VERSIONS)
+    # QLinearConv's output takes y_zero_point's type.
+    rules.add("QLinearConv", _convolution(_QLINEAR_CONV, 7), since=ALL_VERSIONS)

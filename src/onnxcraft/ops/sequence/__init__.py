@@ -1,0 +1,4 @@
+"""The sequence family: its rules, kernels and recipes.
+
+Rules for the sequence and optional operators.
+"""

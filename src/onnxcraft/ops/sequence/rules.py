@@ -1,0 +1,112 @@
+"""Rules for the sequence and optional operators."""
+
+from __future__ import annotations
+
+from onnxcraft.core.types import Optional, Sequence, Tensor, ValueType
+from onnxcraft.dtypes import ElementType
+from onnxcraft.ops.control.rules import merge_types
+from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.ops.infer_common import normalize_axis
+
+__all__ = ["register"]
+
+
+def _elem(t: ValueType | None) -> ValueType | None:
+    return t.elem if isinstance(t, Sequence) else None
+
+
+def _construct(ctx: InferenceContext) -> list[ValueType | None]:
+    merged = ctx.input_types[0] if ctx.input_types else None
+    for t in ctx.input_types[1:]:
+        merged = merge_types(merged, t)
+    return [Sequence(merged)]
+
+
+def _empty(ctx: InferenceContext) -> list[ValueType | None]:
+    dtype = ctx.attr("dtype")
+    return [Sequence(Tensor(ElementType.FLOAT if dtype is None else ElementType(int(dtype))))]
+
+
+def _at(ctx: InferenceContext) -> list[ValueType | None]:
+    return [_elem(ctx.input_types[0])]
+
+
+def _same_sequence(ctx: InferenceContext) -> list[ValueType | None]:
+    return [ctx.input_types[0]]
+
+
+def _insert(ctx: InferenceContext) -> list[ValueType | None]:
+    seq = ctx.input_types[0]
+    if not isinstance(seq, Sequence):
+        return [seq]
+    return [Sequence(merge_types(seq.elem, ctx.input_types[1]))]
+
+
+def _length(ctx: InferenceContext) -> list[ValueType | None]:
+    return [Tensor(ElementType.INT64, ())]
+
+
+def _split_to_sequence(ctx: InferenceContext) -> list[ValueType | None]:
+    shape, elem = ctx.shape(0), ctx.elem(0)
+    if shape is None:
+        return [Sequence(Tensor(elem, None))]
+    axis = normalize_axis(ctx, int(ctx.attr("axis", 0)), len(shape))
+    if not ctx.has_input(1) and not ctx.attr("keepdims", 1):
+        return [Sequence(Tensor(elem, shape[:axis] + shape[axis + 1 :]))]
+    split = ctx.int_values(1) if ctx.has_input(1) else [1]
+    size = split[0] if split is not None and len(split) == 1 and ctx.rank(1) == 0 else None
+    dim = shape[axis]
+    if size is not None and not (isinstance(dim, int) and dim % size == 0):
+        size = None  # the last chunk is shorter when the size does not divide the dim
+    if split is not None and len(split) > 1 and len(set(split)) == 1:
+        size = split[0]
+    return [Sequence(Tensor(elem, shape[:axis] + (size,) + shape[axis + 1 :]))]
+
+
+def _concat_from_sequence(ctx: InferenceContext) -> list[ValueType | None]:
+    inner = _elem(ctx.input_types[0])
+    if not isinstance(inner, Tensor) or inner.shape is None:
+        return [Tensor(None if not isinstance(inner, Tensor) else inner.elem_type, None)]
+    shape = inner.shape
+    new_axis = bool(ctx.attr("new_axis", 0))
+    rank = len(shape) + (1 if new_axis else 0)
+    axis = normalize_axis(ctx, int(ctx.attr("axis")), rank)
+    if new_axis:
+        return [Tensor(inner.elem_type, shape[:axis] + (None,) + shape[axis:])]
+    return [Tensor(inner.elem_type, shape[:axis] + (None,) + shape[axis + 1 :])]
+
+
+def _optional(ctx: InferenceContext) -> list[ValueType | None]:
+    if ctx.has_input(0):
+        return [Optional(ctx.input_types[0])]
+    declared = ctx.attr("type")
+    if declared is None:
+        raise ctx.fail("without an input, the attribute 'type' must give the element type")
+    return [Optional(declared)]
+
+
+def _optional_get_element(ctx: InferenceContext) -> list[ValueType | None]:
+    t = ctx.input_types[0] if ctx.input_types else None
+    if isinstance(t, Optional):
+        return [t.elem]
+    if t is not None and ctx.op.since_version < 18:
+        raise ctx.fail(f"input must be an optional, got {t}")
+    return [t]  # from version 18 a tensor or sequence passes through
+
+
+def _optional_has_element(ctx: InferenceContext) -> list[ValueType | None]:
+    return [Tensor(ElementType.BOOL, ())]
+
+
+def register(rules: RuleRegistry) -> None:
+    rules.add("SequenceConstruct", _construct, since=ALL_VERSIONS)
+    rules.add("SequenceEmpty", _empty, since=ALL_VERSIONS)
+    rules.add("SequenceAt", _at, since=ALL_VERSIONS)
+    rules.add("SequenceErase", _same_sequence, since=ALL_VERSIONS)
+    rules.add("SequenceInsert", _insert, since=ALL_VERSIONS)
+    rules.add("SequenceLength", _length, since=ALL_VERSIONS)
+    rules.add("SplitToSequence", _split_to_sequence, since=ALL_VERSIONS)
+    rules.add("ConcatFromSequence", _concat_from_sequence, since=ALL_VERSIONS)
+    rules.add("Optional", _optional, since=ALL_VERSIONS)
+    rules.add("OptionalGetElement", _optional_get_element, since=ALL_VERSIONS)
+    rules.add("OptionalHasElement", _optional_has_element, since=ALL_VERSIONS)

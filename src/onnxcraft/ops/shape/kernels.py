@@ -1,0 +1,252 @@
+"""Kernels for shape manipulation: Reshape, Transpose, Concat, Split, Slice, (Un)Squeeze, ..."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
+from onnxcraft.ops.kernel_common import fail, normalize_axes, normalize_axis
+from onnxcraft.ops.versions import versions, versions_between
+
+__all__ = ["register"]
+
+
+def _ints(value: Any) -> list[int]:
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def reshape(
+    data: Any, shape: Any = None, *, allowzero: int = 0, consumed_inputs: Any = None
+) -> np.ndarray:
+    data = np.asarray(data)
+    target = _ints(shape)
+    if not allowzero:
+        target = [data.shape[i] if d == 0 and i < data.ndim else d for i, d in enumerate(target)]
+    if target.count(-1) > 1:
+        fail("Reshape", f"shape {target} has more than one -1")
+    try:
+        return np.asarray(data.reshape(target))
+    except ValueError:
+        fail("Reshape", f"cannot reshape {list(data.shape)} into {target}")
+
+
+def reshape_1(data: Any, *, shape: list[int], consumed_inputs: Any = None) -> np.ndarray:
+    return reshape(data, np.asarray(shape))
+
+
+def transpose(data: Any, *, perm: list[int] | None = None) -> np.ndarray:
+    data = np.asarray(data)
+    if perm is None:
+        return np.transpose(data)
+    if sorted(perm) != list(range(data.ndim)):
+        fail("Transpose", f"perm {list(perm)} is not a permutation of {data.ndim} axes")
+    return np.transpose(data, perm)
+
+
+def concat(*inputs: Any, axis: int = 1) -> np.ndarray:
+    arrays = [np.asarray(x) for x in inputs]
+    if not arrays:
+        fail("Concat", "needs at least one input")
+    a = normalize_axis(axis, arrays[0].ndim, op="Concat")
+    try:
+        return np.concatenate(arrays, axis=a)
+    except ValueError as exc:
+        fail("Concat", f"inputs do not fit together: {exc}")
+
+
+def _split_sizes(
+    op: str, dim: int, count: int, split: list[int] | None, num_outputs: int | None
+) -> list[int]:
+    if split is not None:
+        if sum(split) != dim:
+            fail(op, f"split {split} does not add up to the axis length {dim}")
+        return split
+    if num_outputs is not None:
+        chunk = -(-dim // num_outputs)
+        sizes = [chunk] * (dim // chunk) + ([dim % chunk] if dim % chunk else [])
+        return sizes + [0] * (num_outputs - len(sizes))
+    if dim % count:
+        fail(op, f"axis length {dim} does not split evenly into {count} outputs")
+    return [dim // count] * count
+
+
+def _split(
+    ctx: KernelContext,
+    data: np.ndarray,
+    axis: int,
+    split: list[int] | None,
+    num_outputs: int | None,
+) -> tuple[np.ndarray, ...]:
+    a = normalize_axis(axis, data.ndim, op="Split")
+    sizes = _split_sizes("Split", data.shape[a], ctx.num_outputs, split, num_outputs)
+    bounds = np.cumsum(sizes)[:-1]
+    return tuple(np.split(data, bounds, axis=a))
+
+
+def split_attr(
+    ctx: KernelContext,
+    data: Any,
+    split_input: Any = None,
+    *,
+    axis: int = 0,
+    split: list[int] | None = None,
+) -> tuple[np.ndarray, ...]:
+    sizes = split if split is not None else (None if split_input is None else _ints(split_input))
+    return _split(ctx, np.asarray(data), axis, sizes, None)
+
+
+def split(
+    ctx: KernelContext,
+    data: Any,
+    split: Any = None,
+    *,
+    axis: int = 0,
+    num_outputs: int | None = None,
+) -> tuple[np.ndarray, ...]:
+    return _split(ctx, np.asarray(data), axis, None if split is None else _ints(split), num_outputs)
+
+
+def _slice(
+    data: np.ndarray,
+    starts: list[int],
+    ends: list[int],
+    axes: list[int] | None,
+    steps: list[int] | None,
+) -> np.ndarray:
+    if axes is None:
+        axes = list(range(len(starts)))
+    if steps is None:
+        steps = [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        fail("Slice", "starts, ends, axes and steps must have the same length")
+    index = [slice(None)] * data.ndim
+    for start, end, axis, step in zip(
+        starts, ends, normalize_axes(axes, data.ndim, op="Slice"), steps
+    ):
+        if step == 0:
+            fail("Slice", "steps must not be 0")
+        dim = data.shape[axis]
+        start = start + dim if start < 0 else start
+        end = end + dim if end < 0 else end
+        # Out-of-range bounds saturate, to [0, dim] going forward and [-1, dim - 1] backward.
+        if step > 0:
+            index[axis] = slice(min(max(start, 0), dim), min(max(end, 0), dim), step)
+        else:
+            start = min(max(start, 0), dim - 1)
+            end = min(max(end, -1), dim - 1)
+            index[axis] = slice(start, end if end >= 0 else None, step)
+    return data[tuple(index)]
+
+
+def slice_1(
+    data: Any, *, starts: list[int], ends: list[int], axes: list[int] | None = None
+) -> np.ndarray:
+    return _slice(
+        np.asarray(data), list(starts), list(ends), None if axes is None else list(axes), None
+    )
+
+
+def slice_(data: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> np.ndarray:
+    return _slice(
+        np.asarray(data),
+        _ints(starts),
+        _ints(ends),
+        None if axes is None else _ints(axes),
+        None if steps is None else _ints(steps),
+    )
+
+
+def squeeze(data: Any, axes: Any = None) -> np.ndarray:
+    data = np.asarray(data)
+    if axes is None:
+        return np.asarray(np.squeeze(data))
+    norm = normalize_axes(_ints(axes), data.ndim, op="Squeeze")
+    for a in norm:
+        if data.shape[a] != 1:
+            fail("Squeeze", f"cannot squeeze axis {a} of length {data.shape[a]}")
+    return np.asarray(np.squeeze(data, axis=norm))
+
+
+def squeeze_attr(data: Any, *, axes: list[int] | None = None) -> np.ndarray:
+    return squeeze(data, None if axes is None else np.asarray(axes))
+
+
+def unsqueeze(data: Any, axes: Any) -> np.ndarray:
+    data = np.asarray(data)
+    values = _ints(axes)
+    norm = sorted(normalize_axes(values, data.ndim + len(values), op="Unsqueeze"))
+    shape = list(data.shape)
+    for a in norm:
+        shape.insert(a, 1)
+    return np.asarray(data.reshape(shape))
+
+
+def unsqueeze_attr(data: Any, *, axes: list[int]) -> np.ndarray:
+    return unsqueeze(data, np.asarray(axes))
+
+
+def shape(data: Any, *, start: int = 0, end: int | None = None) -> np.ndarray:
+    dims = np.asarray(data).shape
+    return np.array(dims[slice(start, end)], dtype=np.int64)
+
+
+def size(data: Any) -> np.ndarray:
+    return np.array(np.asarray(data).size, dtype=np.int64)
+
+
+def flatten(data: Any, *, axis: int = 1) -> np.ndarray:
+    data = np.asarray(data)
+    a = axis + data.ndim if axis < 0 else axis
+    if not 0 <= a <= data.ndim:
+        fail("Flatten", f"axis={axis} is out of range for rank {data.ndim}")
+    rows = int(np.prod(data.shape[:a]))
+    cols = int(np.prod(data.shape[a:]))
+    return np.asarray(data.reshape(rows, cols))
+
+
+def expand(data: Any, shape: Any) -> np.ndarray:
+    data = np.asarray(data)
+    try:
+        target = np.broadcast_shapes(data.shape, tuple(_ints(shape)))
+    except ValueError:
+        fail("Expand", f"shape {_ints(shape)} does not broadcast with {list(data.shape)}")
+    return np.array(np.broadcast_to(data, target))
+
+
+def tile(data: Any, repeats: Any, axis: Any = None) -> np.ndarray:
+    data = np.asarray(data)
+    if axis is not None:  # Tile-1: one axis, one repeat count
+        reps = [1] * data.ndim
+        reps[int(np.asarray(axis).reshape(-1)[0])] = int(np.asarray(repeats).reshape(-1)[0])
+        return np.tile(data, reps)
+    reps = _ints(repeats)
+    if len(reps) != data.ndim:
+        fail("Tile", f"repeats has {len(reps)} entries for a rank-{data.ndim} input")
+    return np.tile(data, reps)
+
+
+def identity(value: Any) -> Any:
+    return value
+
+
+def register(kernels: KernelRegistry) -> None:
+    kernels.add("Reshape", reshape_1, since=versions_between("Reshape", 1, 4))
+    kernels.add("Reshape", reshape, since=versions_between("Reshape", 5))
+    kernels.add("Transpose", transpose, since=versions("Transpose"))
+    kernels.add("Concat", concat, since=versions("Concat"))
+    kernels.add("Split", split_attr, since=versions_between("Split", 1, 11), context=True)
+    kernels.add("Split", split, since=versions_between("Split", 13), context=True)
+    kernels.add("Slice", slice_1, since=versions_between("Slice", 1, 9))
+    kernels.add("Slice", slice_, since=versions_between("Slice", 10))
+    kernels.add("Squeeze", squeeze_attr, since=versions_between("Squeeze", 1, 12))
+    kernels.add("Squeeze", squeeze, since=versions_between("Squeeze", 13))
+    kernels.add("Unsqueeze", unsqueeze_attr, since=versions_between("Unsqueeze", 1, 12))
+    kernels.add("Unsqueeze", unsqueeze, since=versions_between("Unsqueeze", 13))
+    kernels.add("Shape", shape, since=versions("Shape"))
+    kernels.add("Size", size, since=versions("Size"))
+    kernels.add("Flatten", flatten, since=versions("Flatten"))
+    kernels.add("Expand", expand, since=versions("Expand"))
+    kernels.add("Tile", tile, since=versions("Tile"))
+    kernels.add("Identity", identity, since=versions("Identity"))

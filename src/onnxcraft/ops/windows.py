@@ -1,0 +1,203 @@
+"""Shape arithmetic shared by the vision rules: sliding windows, attributes, dim checks.
+
+Convolution and pooling rules resolve ``auto_pad``, ``pads``, ``strides``, ``dilations`` and
+``ceil_mode`` through :func:`window_attributes` and get each output size from
+:func:`window_output_dim`. Dims may be symbolic (``str``) or unknown (``None``): a symbol is kept
+only where the output provably equals the input (stride 1, padding that restores the size),
+otherwise the dim becomes unknown. Known clashes raise :class:`InferenceError` via ``ctx.fail``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from onnxcraft.core.types import Dim, Shape
+from onnxcraft.ops.infer_api import InferenceContext
+
+__all__ = [
+    "AUTO_PAD_MODES",
+    "WindowAttributes",
+    "defined_attr",
+    "ints_attr",
+    "require_rank",
+    "same_padding_output_dim",
+    "show_shape",
+    "spatial_input",
+    "unify_dim",
+    "weight_kernel",
+    "window_attributes",
+    "window_output_dim",
+    "window_output_shape",
+]
+
+AUTO_PAD_MODES = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def defined_attr(ctx: InferenceContext, name: str, default: Any) -> Any:
+    """The attribute's value if this operator version defines it, else ``default``.
+
+    Older versions lack attributes such as ``ceil_mode`` or ``dilations``; reading them through
+    here keeps a stray attribute on an old node from changing the answer.
+    """
+    if name not in ctx.op.attributes:
+        return default
+    return ctx.attr(name, default)
+
+
+def ints_attr(
+    ctx: InferenceContext, name: str, length: int, default: int, *, minimum: int | None = None
+) -> tuple[int, ...]:
+    """An ints attribute of ``length`` entries (``default`` each when absent or empty)."""
+    value = defined_attr(ctx, name, None)
+    if value is None or len(value) == 0:
+        return (default,) * length
+    values = tuple(int(v) for v in value)
+    if len(values) != length:
+        raise ctx.fail(f"{name} must have {length} entries, got {list(values)}")
+    if minimum is not None and any(v < minimum for v in values):
+        raise ctx.fail(f"{name} must be >= {minimum} everywhere, got {list(values)}")
+    return values
+
+
+def require_rank(
+    ctx: InferenceContext, index: int, arg: str, *, exactly: int | None = None, at_least: int = 0
+) -> Shape:
+    """Input ``index``'s shape after checking its rank (None when the rank is unknown)."""
+    shape = ctx.shape(index)
+    if shape is None:
+        return None
+    if exactly is not None and len(shape) != exactly:
+        raise ctx.fail(f"input {arg} must have rank {exactly}, got shape {show_shape(shape)}")
+    if len(shape) < at_least:
+        raise ctx.fail(f"input {arg} must have rank >= {at_least}, got shape {show_shape(shape)}")
+    return shape
+
+
+def spatial_input(ctx: InferenceContext, index: int = 0, arg: str = "X") -> Shape:
+    """An image input (N, C, D1, ..., Dn) with at least one spatial axis."""
+    return require_rank(ctx, index, arg, at_least=3)
+
+
+def unify_dim(ctx: InferenceContext, a: Dim, b: Dim, what: str) -> Dim:
+    """Two facts about one dim: fail when both are static and differ, else the better known."""
+    if isinstance(a, int) and isinstance(b, int):
+        if a != b:
+            raise ctx.fail(f"{what}: {a} vs {b}")
+        return a
+    if isinstance(a, int):
+        return a
+    if isinstance(b, int):
+        return b
+    return a if a is not None else b
+
+
+def weight_kernel(ctx: InferenceContext, w_shape: Shape, nd: int) -> tuple[Dim, ...]:
+    """The kernel size per spatial axis: the weight's trailing dims, checked against the
+    ``kernel_shape`` attribute when both are given."""
+    weight: tuple[Dim, ...] = (None,) * nd if w_shape is None else tuple(w_shape[2:])
+    attr = ctx.attr("kernel_shape")
+    if not attr:
+        return weight
+    declared = tuple(int(k) for k in attr)
+    if len(declared) != nd:
+        raise ctx.fail(f"kernel_shape={list(declared)} must have one entry per spatial axis ({nd})")
+    return tuple(
+        unify_dim(ctx, k, w, f"kernel_shape={list(declared)} does not match weight W's shape")
+        for k, w in zip(declared, weight)
+    )
+
+
+@dataclass(frozen=True)
+class WindowAttributes:
+    """The attributes that place sliding windows along the spatial axes."""
+
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    pads: tuple[int, ...]  # every begin pad, then every end pad
+    auto_pad: str
+    ceil_mode: bool
+
+    @property
+    def ndim(self) -> int:
+        return len(self.strides)
+
+
+def window_attributes(ctx: InferenceContext, nd: int, *, auto_pad: bool = True) -> WindowAttributes:
+    """Read and check strides, dilations, pads, auto_pad and ceil_mode for ``nd`` axes."""
+    strides = ints_attr(ctx, "strides", nd, 1, minimum=1)
+    dilations = ints_attr(ctx, "dilations", nd, 1, minimum=1)
+    pads = ints_attr(ctx, "pads", 2 * nd, 0, minimum=0)
+    mode = str(defined_attr(ctx, "auto_pad", "NOTSET")) if auto_pad else "NOTSET"
+    if mode not in AUTO_PAD_MODES:
+        raise ctx.fail(f"auto_pad must be one of {list(AUTO_PAD_MODES)}, got {mode!r}")
+    given = defined_attr(ctx, "pads", None)
+    # Explicit pads contradict SAME_* padding; with VALID only zeros agree.
+    if (mode.startswith("SAME") and given) or (mode == "VALID" and any(pads)):
+        raise ctx.fail(
+            f"pads={list(pads)} cannot be combined with auto_pad={mode!r}: set auto_pad to "
+            f"'NOTSET' to use explicit pads"
+        )
+    ceil_mode = bool(defined_attr(ctx, "ceil_mode", 0))
+    return WindowAttributes(strides, dilations, pads, mode, ceil_mode)
+
+
+def same_padding_output_dim(size: Dim, stride: int) -> Dim:
+    """SAME_UPPER / SAME_LOWER output size: ceil(size / stride), whatever the kernel."""
+    if isinstance(size, int):
+        return -(-size // stride)
+    return size if stride == 1 else None
+
+
+def window_output_dim(
+    ctx: InferenceContext, axis: int, size: Dim, kernel: Dim, window: WindowAttributes
+) -> Dim:
+    """How many windows fit along spatial ``axis`` (input ``size``, kernel extent ``kernel``)."""
+    stride = window.strides[axis]
+    if window.auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return same_padding_output_dim(size, stride)
+    nd = window.ndim
+    begin, end = (
+        (0, 0) if window.auto_pad == "VALID" else (window.pads[axis], window.pads[nd + axis])
+    )
+    if not isinstance(kernel, int):
+        return None
+    if kernel < 1:
+        raise ctx.fail(f"kernel size must be positive, got {kernel} along spatial axis {axis}")
+    span = (kernel - 1) * window.dilations[axis] + 1
+    if not isinstance(size, int):
+        # Stride 1 with padding that exactly restores the size keeps the (symbolic) dim.
+        return size if stride == 1 and begin + end == span - 1 else None
+    padded = size + begin + end
+    if padded < span:
+        raise ctx.fail(
+            f"the window (kernel {kernel}, dilation {window.dilations[axis]}: extent {span}) is "
+            f"larger than the padded input along spatial axis {axis} (size {size} + pads "
+            f"{begin} + {end} = {padded})"
+        )
+    if not window.ceil_mode:
+        return (padded - span) // stride + 1
+    count = -(-(padded - span) // stride) + 1
+    # A ceil-mode window that would start in the end padding is dropped.
+    if (count - 1) * stride >= size + begin:
+        count -= 1
+    return count
+
+
+def window_output_shape(
+    ctx: InferenceContext,
+    spatial: Sequence[Dim],
+    kernel: Sequence[Dim],
+    window: WindowAttributes,
+) -> tuple[Dim, ...]:
+    """Output spatial dims of windows of ``kernel`` sliding over ``spatial``."""
+    return tuple(
+        window_output_dim(ctx, axis, size, k, window)
+        for axis, (size, k) in enumerate(zip(spatial, kernel, strict=True))
+    )
+
+
+def show_shape(shape: Sequence[Dim]) -> str:
+    """A shape as text for error messages: unknown dims show as '?'."""
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
