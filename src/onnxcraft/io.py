@@ -19,7 +19,7 @@ from typing import IO, Any
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import ExternalDataError, ModelFileError, ProtoError, TensorConversionError
-from onnxcraft.external_data import read_tensor_bytes, safe_location
+from onnxcraft.proto.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 from onnxcraft.proto.reader import read_model

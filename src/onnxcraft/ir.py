@@ -19,8 +19,10 @@ import numpy as np
 
 from onnxcraft.core.types import ValueType
 from onnxcraft.dtypes import ElementType
+from onnxcraft.errors import OnnxcraftError
 
 __all__ = [
+    "register_encoder",
     "Attribute",
     "Function",
     "Graph",
@@ -31,6 +33,16 @@ __all__ = [
     "ValueInfo",
     "copy_structure",
 ]
+
+# The protobuf encoding of a model, registered by onnxcraft.proto.serde when it loads: the IR
+# itself knows nothing of protobuf (DESIGN: only proto/ and io touch it).
+_encoder: Callable[[Model], bytes] | None = None
+
+
+def register_encoder(encode: Callable[[Model], bytes]) -> None:
+    """Set the function that ``Model.SerializeToString`` calls (the protobuf layer's)."""
+    global _encoder
+    _encoder = encode
 
 
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
@@ -181,9 +193,12 @@ class Model:
     def SerializeToString(self) -> bytes:
         """The model's protobuf encoding, so that any API taking a ModelProto-like object
         (anything with ``SerializeToString()``) takes this model too."""
-        from onnxcraft.proto.serde import model_to_proto
-
-        return bytes(model_to_proto(self).SerializeToString())
+        if _encoder is None:
+            raise OnnxcraftError(
+                "SerializeToString: no protobuf encoder is registered; import onnxcraft (or "
+                "onnxcraft.proto.serde) first"
+            )
+        return _encoder(self)
 
 
 def copy_structure(model: Model) -> Model:

@@ -11,9 +11,10 @@ import numpy as np
 from onnxcraft import ir
 from onnxcraft.core.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
-from onnxcraft.errors import EvaluationError, OnnxcraftError
+from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.kernels import default_registry
-from onnxcraft.evaluate.plan import GraphPlan, Preparer, Step, SubgraphRef
+from onnxcraft.evaluate.plan import Preparer
+from onnxcraft.evaluate.run import run_plan
 from onnxcraft.ops.kernel_api import KernelRegistry
 
 __all__ = ["Evaluator", "evaluate"]
@@ -60,7 +61,7 @@ class Evaluator:
                 f"evaluate: unknown output(s) {unknown}; "
                 f"the model's outputs are {self.output_names}"
             )
-        values = _run_plan(self._plan, env, keep_all=intermediates)
+        values = run_plan(self._plan, env, keep_all=intermediates)
         if intermediates:
             return values
         return {name: values[name] for name in wanted}
@@ -167,84 +168,6 @@ def _typed_scalar(value: Any, declared: ValueType | None) -> Any:
     if isinstance(value, (bool, int, float, str)):
         return np.asarray(value, dtype=numpy_dtype(declared.elem_type))
     return value
-
-
-class _BoundSubgraph:
-    """A graph attribute bound to the values of its enclosing scope, callable by kernels."""
-
-    __slots__ = ("_outer", "_plan", "input_names", "output_names", "output_types")
-
-    def __init__(self, plan: GraphPlan, env: dict[str, Any]) -> None:
-        self._plan = plan
-        self._outer = {name: env[name] for name in plan.free_names}
-        self.input_names = tuple(i.name for i in plan.inputs)
-        self.output_names = tuple(plan.outputs)
-        self.output_types = tuple(plan.output_types)  # declared; None where the body omits it
-
-    def __call__(self, *inputs: Any) -> list[Any]:
-        if len(inputs) != len(self.input_names):
-            raise EvaluationError(
-                f"subgraph expects {len(self.input_names)} inputs, got {len(inputs)}"
-            )
-        env = dict(self._plan.constants)
-        env.update(self._outer)
-        env.update(zip(self.input_names, inputs))
-        values = _run_plan(self._plan, env, keep_all=False)
-        return [values[name] for name in self._plan.outputs]
-
-
-def _run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[str, Any]:
-    protected = set(plan.outputs)
-    for index, step in enumerate(plan.steps):
-        try:
-            args = [env[name] if name else None for name in step.inputs]
-        except KeyError as exc:
-            raise EvaluationError(f"{_label(step)}: input {exc.args[0]!r} has no value") from None
-        results = _run_step(step, args, env)
-        for name, value in zip(step.outputs, results):
-            if name:
-                env[name] = value
-        if not keep_all:
-            for name in step.inputs:
-                if name and plan.last_use.get(name) == index and name not in protected:
-                    env.pop(name, None)
-    return env
-
-
-def _run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:
-    if step.function_plan is not None:
-        inner_env = dict(zip((i.name for i in step.function_plan.inputs), args))
-        values = _run_plan(step.function_plan, inner_env, keep_all=False)
-        return tuple(values.get(name) for name in step.function_plan.outputs)
-    attributes = step.attributes
-    if step.subgraph_attributes:
-        attributes = dict(attributes)
-        for name in step.subgraph_attributes:
-            value = attributes[name]
-            if isinstance(value, list):
-                attributes[name] = [_BoundSubgraph(ref.plan, env) for ref in value]
-            else:
-                attributes[name] = (
-                    _BoundSubgraph(value.plan, env) if isinstance(value, SubgraphRef) else value
-                )
-    fn = step.fn
-    assert fn is not None
-    try:
-        if step.context is not None:
-            result = fn(step.context, *args, **attributes)
-        else:
-            result = fn(*args, **attributes)
-    except OnnxcraftError:
-        raise
-    except Exception as exc:  # a kernel's numpy error must still say which node failed
-        raise EvaluationError(f"{_label(step)}: {type(exc).__name__}: {exc}") from exc
-    return result if isinstance(result, tuple) else (result,)
-
-
-def _label(step: Step) -> str:
-    node = step.node
-    name = f" {node.name!r}" if node.name else ""
-    return f"{node.op_type} node{name}"
 
 
 def evaluate(

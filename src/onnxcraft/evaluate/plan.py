@@ -8,8 +8,7 @@ Running a plan is then a loop over the steps; nothing is looked up by name twice
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,41 +16,17 @@ import numpy as np
 from onnxcraft import ir
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.errors import EvaluationError, MissingKernelError
-from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry, TypeAttr
+from onnxcraft.evaluate.run import run_plan, run_step
+from onnxcraft.ops.kernel_api import (
+    GraphPlan,
+    KernelContext,
+    KernelRegistry,
+    Step,
+    SubgraphRef,
+    TypeAttr,
+)
 
 __all__ = ["GraphPlan", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
-
-
-@dataclass
-class SubgraphRef:
-    """A prepared graph attribute; bound to the enclosing values at run time."""
-
-    plan: GraphPlan
-
-
-@dataclass
-class Step:
-    node: ir.Node
-    fn: Callable[..., Any] | None  # None when the node runs through function_plan
-    context: KernelContext | None
-    inputs: list[str]
-    outputs: list[str]
-    attributes: dict[str, Any]
-    subgraph_attributes: list[str] = field(default_factory=list)
-    function_plan: GraphPlan | None = None  # set when the node runs through a function body
-    since_version: int = 0  # the operator version the kernel implements (0 for functions)
-
-
-@dataclass
-class GraphPlan:
-    inputs: list[ir.ValueInfo]
-    outputs: list[str]
-    constants: dict[str, Any]
-    steps: list[Step]
-    free_names: list[str]  # names read from enclosing scopes
-    last_use: dict[str, int] = field(default_factory=dict)  # name -> index of last step reading it
-    # The graph's declared output types: a zero-trip Loop builds its empty scan outputs from them.
-    output_types: list[ValueType | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -61,6 +36,12 @@ class PlannedGraph:
     steps: list[Step]  # the list the plan holds: filled while the graph is prepared
     constants: dict[str, Any]
     input_names: tuple[str, ...]
+
+    def run(self, plan: GraphPlan, env: dict[str, Any]) -> dict[str, Any]:
+        return run_plan(plan, env, keep_all=True)
+
+    def run_step(self, step: Step, args: list[Any]) -> tuple[Any, ...]:
+        return run_step(step, args, {})
 
 
 def type_attr(value: ValueType | None) -> TypeAttr:

@@ -9,7 +9,7 @@ it agrees with the inferred type; anything the kernel cannot do simply leaves th
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,12 +20,28 @@ from onnxcraft.infer.fallback import types_from_constraints
 from onnxcraft.infer.rules import default_rules
 from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, Rule, SymbolicValue
 
-__all__ = ["infer_types"]
+__all__ = ["BodyInference", "infer_types", "set_body_inference"]
 
 # Attribute kinds a kernel cannot receive from the inference side: such nodes are not folded.
 _UNFOLDABLE_ATTRIBUTES = frozenset(
     {"GRAPH", "GRAPHS", "TYPE_PROTO", "TYPE_PROTOS", "SPARSE_TENSOR", "SPARSE_TENSORS"}
 )
+
+
+BodyInference = Callable[
+    [OpInfo, Sequence[ValueType | None], Sequence[Any], dict[str, Any], int],
+    tuple[list[ValueType | None], dict[int, Any]] | None,
+]
+
+# Inference through an operator's function body walks a graph, which is the model walker's job
+# (infer/model.py): it registers itself here when it loads, as `onnxcraft.infer` makes sure.
+_through_body: BodyInference | None = None
+
+
+def set_body_inference(infer: BodyInference) -> None:
+    """Let operators without a rule be inferred through their function bodies."""
+    global _through_body
+    _through_body = infer
 
 
 def infer_types(
@@ -45,10 +61,8 @@ def infer_types(
     """
     rule = op.rule if op.rule_resolved else _rule(op)
     if rule is None:
-        if not op.custom:
-            from onnxcraft.infer.model import infer_through_body
-
-            found = infer_through_body(op, input_types, input_values, attributes, num_outputs)
+        if not op.custom and _through_body is not None:
+            found = _through_body(op, input_types, input_values, attributes, num_outputs)
             if found is not None:
                 return found
         return types_from_constraints(op, input_types, num_outputs), {}

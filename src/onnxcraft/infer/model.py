@@ -26,7 +26,7 @@ from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
 from onnxcraft.core.types import Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
-from onnxcraft.infer.engine import infer_types
+from onnxcraft.infer.engine import infer_types, set_body_inference
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 
@@ -497,6 +497,9 @@ def infer_through_body(
         return None  # a body that does not fit these inputs tells nothing: use the constraints
     types = (types + [None] * num_outputs)[:num_outputs]
     return types, values
+
+
+set_body_inference(infer_through_body)
 
 
 def infer_shapes(model: Any, *, strict: bool = False) -> Any:

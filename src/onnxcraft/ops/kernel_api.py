@@ -26,15 +26,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from onnxcraft import ir
+from onnxcraft.core.types import ValueType
 from onnxcraft.optable import OpTable
 
 __all__ = [
+    "GraphPlan",
     "GraphView",
     "Kernel",
     "KernelContext",
     "KernelEntry",
     "KernelRegistry",
+    "Step",
     "Subgraph",
+    "SubgraphRef",
     "TypeAttr",
 ]
 
@@ -66,13 +71,21 @@ class GraphView(Protocol):
     """The prepared graph around a node, for kernels that read their graph (Gradient)."""
 
     @property
-    def steps(self) -> Sequence[Any]: ...  # the plan's steps (plan.Step), in graph order
+    def steps(self) -> Sequence[Step]: ...  # the plan's steps, in graph order
 
     @property
     def constants(self) -> Mapping[str, Any]: ...  # initializers, as arrays
 
     @property
     def input_names(self) -> Sequence[str]: ...  # the graph's (or function's) inputs
+
+    def run(self, plan: GraphPlan, env: dict[str, Any]) -> dict[str, Any]:
+        """Run ``plan``'s steps on ``env`` (names -> values) and return every value."""
+        ...
+
+    def run_step(self, step: Step, args: list[Any]) -> tuple[Any, ...]:
+        """Run one step on the given input values."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -123,3 +136,38 @@ class KernelRegistry(OpTable[KernelEntry]):
         for version in versions:
             entry = KernelEntry(domain, op_type, version, fn, context, prepare)
             self._put(domain, op_type, version, entry)
+
+
+# -- the prepared graph, as the evaluator runs it and kernels that read their graph see it --
+
+
+@dataclass
+class SubgraphRef:
+    """A prepared graph attribute; bound to the enclosing values at run time."""
+
+    plan: GraphPlan
+
+
+@dataclass
+class Step:
+    node: ir.Node
+    fn: Callable[..., Any] | None  # None when the node runs through function_plan
+    context: KernelContext | None
+    inputs: list[str]
+    outputs: list[str]
+    attributes: dict[str, Any]
+    subgraph_attributes: list[str] = field(default_factory=list)
+    function_plan: GraphPlan | None = None  # set when the node runs through a function body
+    since_version: int = 0  # the operator version the kernel implements (0 for functions)
+
+
+@dataclass
+class GraphPlan:
+    inputs: list[ir.ValueInfo]
+    outputs: list[str]
+    constants: dict[str, Any]
+    steps: list[Step]
+    free_names: list[str]  # names read from enclosing scopes
+    last_use: dict[str, int] = field(default_factory=dict)  # name -> index of last step reading it
+    # The graph's declared output types: a zero-trip Loop builds its empty scan outputs from them.
+    output_types: list[ValueType | None] = field(default_factory=list)

@@ -31,6 +31,8 @@ from onnxcraft.proto import (
     TypeProto,
     ValueInfoProto,
 )
+from onnxcraft.proto.external_data import external_range
+from onnxcraft.proto.tensor import from_array, mapped_array, to_array
 
 __all__ = [
     "as_ir",
@@ -172,8 +174,6 @@ def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
         if data.name:
             out.name = data.name
         return
-    from onnxcraft.proto.tensor import from_array
-
     out.CopyFrom(from_array(data.array(), name=data.name or None, elem_type=data.elem_type))
     if data.doc_string:
         out.doc_string = data.doc_string
@@ -380,8 +380,6 @@ def model_to_proto(model: ir.Model) -> ModelProto:
 
 
 def _load_tensor(proto: TensorProto, base_dir: Path | None) -> np.ndarray:
-    from onnxcraft.proto.tensor import to_array
-
     return to_array(proto, base_dir=base_dir)
 
 
@@ -406,9 +404,6 @@ class _Reader:
     def _mapped_tensor(self, proto: TensorProto) -> ir.TensorData:
         """A tensor whose external data is mapped from its file on first use. It keeps no
         reference to the file's location: written anywhere, it carries its data."""
-        from onnxcraft.external_data import external_range
-        from onnxcraft.proto.tensor import mapped_array
-
         assert self.base_dir is not None
         external_range(proto, self.base_dir)  # an unsafe or out-of-range location fails now
         return ir.TensorData(
@@ -575,3 +570,10 @@ def model_from_proto(
         metadata={e.key: e.value for e in proto.metadata_props},
         functions=[reader.function(f) for f in proto.functions],
     )
+
+
+def _encode(model: ir.Model) -> bytes:
+    return bytes(model_to_proto(model).SerializeToString())
+
+
+ir.register_encoder(_encode)

@@ -18,6 +18,7 @@ import numpy as np
 
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, storage_dtype
 from onnxcraft.errors import TensorConversionError
+from onnxcraft.proto.external_data import external_range, map_tensor_bytes, read_tensor_bytes
 from onnxcraft.proto.onnx_pb2 import (
     MapProto,
     OptionalProto,
@@ -171,8 +172,6 @@ def to_array(tensor: TensorProto, *, base_dir: str | os.PathLike[str] | None = N
                 f"{_label(tensor)}: its data is in an external file; pass base_dir (the model's "
                 f"folder) or load the model with oc.load"
             )
-        from onnxcraft.external_data import read_tensor_bytes
-
         return _from_raw(tensor, elem, dims, count, read_tensor_bytes(tensor, base_dir))
     if elem == ElementType.STRING:
         if len(tensor.string_data) != count:
@@ -194,8 +193,6 @@ def mapped_array(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> np.nd
     little-endian machine): read-only, and nothing is read until it is used. Otherwise, or
     when the length does not fit the shape, the bytes are read as ``to_array`` reads them.
     """
-    from onnxcraft.external_data import external_range, map_tensor_bytes
-
     elem = _ELEMENT_TYPES.get(tensor.data_type)
     packed = _FOUR_BIT | _TWO_BIT | _SIX_BIT | {ElementType.STRING, ElementType.UNDEFINED}
     if elem is None or elem in packed or sys.byteorder != "little" or tensor.HasField("segment"):

@@ -30,20 +30,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
 from onnxcraft.errors import OnnxcraftError
-from onnxcraft.evaluate.evaluator import _run_plan, _run_step
-from onnxcraft.evaluate.plan import GraphPlan, Step
-from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
+from onnxcraft.ops.kernel_api import (
+    GraphPlan,
+    GraphView,
+    KernelContext,
+    KernelRegistry,
+    Step,
+)
 from onnxcraft.ops.kernel_common import fail
 from onnxcraft.ops.versions import versions
 from onnxcraft.ops.vjp_api import VjpCall, VjpRegistry, default_vjp_rules
-
-if TYPE_CHECKING:
-    from onnxcraft.ops.kernel_api import GraphView
 
 __all__ = ["gradient", "register"]
 
@@ -86,11 +87,11 @@ def gradient(
     if ctx.graph is None:
         fail(request.op, "needs the graph around the node: evaluate it inside a model")
     program = _select(ctx.graph, ctx, request)
-    values = _forward(program, request, inputs)
+    values = _forward(ctx.graph, program, request, inputs)
     asked = ctx.outputs_requested
     sources = {x for x, wanted in zip(request.xs, asked) if wanted}
     cotangents = {request.y: _seed(request, values)}
-    walk = _Walk(request.op, default_vjp_rules())
+    walk = _Walk(request.op, default_vjp_rules(), ctx.graph)
     walk.backward(program.steps, values, cotangents, _activity(program.steps, values, sources))
     return tuple(
         _result(cotangents.get(x), value) if wanted else None
@@ -98,12 +99,14 @@ def gradient(
     )
 
 
-def _forward(program: _Program, request: _Request, inputs: tuple[Any, ...]) -> dict[str, Any]:
+def _forward(
+    graph: GraphView, program: _Program, request: _Request, inputs: tuple[Any, ...]
+) -> dict[str, Any]:
     """Every value of the program, computed from the node's inputs and the graph constants."""
     env: dict[str, Any] = dict(program.constants)
     env.update(zip(request.xs + request.zs, inputs))
     plan = GraphPlan(inputs=[], outputs=[], constants={}, steps=program.steps, free_names=[])
-    return _run_plan(plan, env, keep_all=True)
+    return graph.run(plan, env)
 
 
 def _result(cotangent: np.ndarray | None, x: Any) -> np.ndarray:
@@ -247,10 +250,12 @@ def _activity(steps: Sequence[Step], values: dict[str, Any], sources: set[str]) 
 
 @dataclass(frozen=True)
 class _Walk:
-    """The backward walk of one Gradient node: its label for errors and the rules it uses."""
+    """The backward walk of one Gradient node: its label for errors, the rules it uses and
+    the graph that runs steps again (rules that trace data movement rerun their node)."""
 
     op: str
     rules: VjpRegistry
+    graph: GraphView
 
     def backward(
         self,
@@ -306,7 +311,7 @@ class _Walk:
             attributes=step.attributes,
             cotangents=flowing,
             wanted=wanted,
-            rerun=lambda *inputs: _run_step(step, list(inputs), {}),
+            rerun=lambda *inputs: self.graph.run_step(step, list(inputs)),
         )
         try:
             return rule(call)
@@ -324,7 +329,7 @@ class _Walk:
     ) -> list[np.ndarray | None]:
         """Differentiate a node that runs through a function body, node by node."""
         names = [i.name for i in body.inputs]
-        values = _run_plan(body, dict(zip(names, args)), keep_all=True)
+        values = self.graph.run(body, dict(zip(names, args)))
         sources = {name for name, want in zip(names, wanted) if want}
         cotangents: dict[str, np.ndarray] = {}
         for name, grad in zip(body.outputs, flowing):

@@ -1,0 +1,1 @@
+"""The DSL: typed values, operator calls, literals, subgraph bodies, build and check."""
