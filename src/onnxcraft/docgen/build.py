@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from onnxcraft import specs
 from onnxcraft.docgen.pages import (
     GENERATED_NOTE,
     Coverage,
@@ -11,6 +12,8 @@ from onnxcraft.docgen.pages import (
     operator_page,
     page_path,
 )
+from onnxcraft.evaluate.kernels import default_registry as kernels
+from onnxcraft.infer.rules import default_rules
 from onnxcraft.specs.model import OpSpec
 from onnxcraft.specs.registry import default_registry
 
@@ -21,9 +24,6 @@ DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "operators"
 
 def coverage_of(spec: OpSpec) -> Coverage:
     """What the evaluator and the inference rules do for one operator version."""
-    from onnxcraft.evaluate.kernels import default_registry as kernels
-    from onnxcraft.infer.rules import default_rules
-
     if spec.key in kernels():
         evaluator = "kernel"
     elif spec.functions:
@@ -41,8 +41,6 @@ def coverage_of(spec: OpSpec) -> Coverage:
 
 def generate() -> dict[str, str]:
     """Every page, keyed by its path relative to docs/operators/."""
-    from onnxcraft import specs
-
     by_operator: dict[tuple[str, str], list[OpSpec]] = {}
     # The reference documents the standard: user folders registered in this process are not.
     registry = default_registry()

@@ -9,13 +9,16 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir
+from onnxcraft.core.build import build_ir
 from onnxcraft.core.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
+from onnxcraft.core.var import Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
 from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.plan import Preparer
 from onnxcraft.evaluate.run import run_plan
 from onnxcraft.ops.kernel_api import KernelRegistry
+from onnxcraft.proto.serde import model_from_proto
 
 __all__ = ["Evaluator", "evaluate"]
 
@@ -33,8 +36,6 @@ class Evaluator:
         if isinstance(model, ir.Model):
             model_ir = model
         else:
-            from onnxcraft.proto.serde import model_from_proto
-
             model_ir = model_from_proto(model, base_dir=base_dir)
         self.model = model_ir
         functions = {(f.domain, f.name): f for f in model_ir.functions}
@@ -181,8 +182,6 @@ def evaluate(
 
     For DSL outputs, ``feeds`` maps the input Vars (or their names) to values.
     """
-    from onnxcraft.core.var import Var
-
     if isinstance(model, (Var, dict)) and (
         isinstance(model, Var) or any(isinstance(v, Var) for v in model.values())
     ):
@@ -193,9 +192,6 @@ def evaluate(
 def _evaluate_expression(
     targets: Any, feeds: Mapping[Any, Any], *, outputs: Iterable[str] | None, intermediates: bool
 ) -> dict[str, Any]:
-    from onnxcraft.core.build import build_ir
-    from onnxcraft.core.var import Var
-
     out_map = {"output": targets} if isinstance(targets, Var) else dict(targets)
     input_vars = [k for k in feeds if isinstance(k, Var)]
     if len(input_vars) != len(feeds):

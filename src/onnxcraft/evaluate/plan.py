@@ -13,10 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
+from onnxcraft import ir, specs
+from onnxcraft.core.opinfo import op_info
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
+from onnxcraft.dtypes import from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, MissingKernelError
 from onnxcraft.evaluate.run import run_plan, run_step
+from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.ops.kernel_api import (
     GraphPlan,
     KernelContext,
@@ -61,8 +64,6 @@ def type_attr(value: ValueType | None) -> TypeAttr:
 def spec_default(attr_type: str, default: Any) -> Any:
     """A spec default (plain JSON value) in the form kernels receive."""
     if isinstance(default, dict) and attr_type == "TENSOR":
-        from onnxcraft.dtypes import from_type_string, numpy_dtype
-
         dtype = numpy_dtype(from_type_string(default["dtype"]))
         return np.asarray(default.get("values", []), dtype=dtype).reshape(default.get("dims", []))
     if isinstance(default, tuple):
@@ -167,8 +168,6 @@ class Preparer:
         function = self.functions.get((domain, node.op_type))
         if function is not None:
             return self._function_step(node, function, visible)
-        from onnxcraft import specs
-
         opset = opsets.get(domain)
         if opset is None:
             raise EvaluationError(
@@ -221,8 +220,6 @@ class Preparer:
     def _attributes(
         self, node: ir.Node, domain: str, since: int, visible: set[str]
     ) -> tuple[dict[str, Any], list[str]]:
-        from onnxcraft.core.opinfo import op_info
-
         info = op_info(domain, node.op_type, since)
         values: dict[str, Any] = {}
         graph_attrs: list[str] = []
@@ -263,8 +260,6 @@ class Preparer:
     # -- functions --------------------------------------------------------------------------------
 
     def _spec_function(self, domain: str, op_type: str, since: int) -> ir.Function | None:
-        from onnxcraft.evaluate.spec_functions import function_from_spec
-
         return function_from_spec(domain, op_type, since)
 
     def _function_step(self, node: ir.Node, function: ir.Function, visible: set[str]) -> Step:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
-from onnxcraft.dtypes import from_type_string
+from onnxcraft import ir, specs
+from onnxcraft.dtypes import from_type_string, numpy_dtype
 
 __all__ = ["function_from_spec"]
 
@@ -24,8 +24,6 @@ def _attribute(item: dict[str, Any]) -> ir.Attribute:
     value = item.get("value")
     if kind == "TENSOR" and isinstance(value, dict):
         elem = from_type_string(value["dtype"])
-        from onnxcraft.dtypes import numpy_dtype
-
         array = np.asarray(value.get("values", []), dtype=numpy_dtype(elem)).reshape(value["dims"])
         value = ir.TensorData.from_array("", array, elem)
     return ir.Attribute(item["name"], kind, value)
@@ -34,8 +32,6 @@ def _attribute(item: dict[str, Any]) -> ir.Attribute:
 @cache
 def function_from_spec(domain: str, op_type: str, since: int) -> ir.Function | None:
     """The body of ``domain::op_type`` version ``since`` as an IR function, if it has one."""
-    from onnxcraft import specs
-
     spec = specs.get(op_type, domain=domain, opset=since)
     if not spec.functions:
         return None

@@ -16,9 +16,13 @@ import numpy as np
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import Tensor, ValueType
+from onnxcraft.dtypes import element_type_of
+from onnxcraft.evaluate.kernels import default_registry
+from onnxcraft.evaluate.plan import spec_default
 from onnxcraft.infer.fallback import types_from_constraints
 from onnxcraft.infer.rules import default_rules
 from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, Rule, SymbolicValue
+from onnxcraft.ops.kernel_api import KernelContext
 
 __all__ = ["BodyInference", "infer_types", "set_body_inference"]
 
@@ -109,8 +113,6 @@ def _kernel(op: OpInfo) -> Any:
     deterministic = spec is not None and spec.deterministic
     kinds = {a.type for a in op.attributes.values()}
     if deterministic and not kinds & _UNFOLDABLE_ATTRIBUTES:
-        from onnxcraft.evaluate.kernels import default_registry
-
         entry = default_registry().lookup(op.domain, op.op_type, op.since_version)
     op.extra["fold_kernel"] = entry
     return entry
@@ -149,8 +151,6 @@ def _fold(ctx: InferenceContext, types: list[ValueType | None], opset: int) -> N
     except Exception:  # the kernel cannot do it: the value stays unknown, the type stands
         return
     results = result if isinstance(result, tuple) else (result,)
-    from onnxcraft.dtypes import element_type_of
-
     for i, (t, value) in enumerate(zip(types, results)):
         if i in ctx.output_values or not isinstance(value, np.ndarray):
             continue
@@ -165,8 +165,6 @@ def _fold(ctx: InferenceContext, types: list[ValueType | None], opset: int) -> N
 
 def _kernel_attributes(op: OpInfo, attributes: dict[str, Any]) -> dict[str, Any]:
     """The node's attributes as kernels receive them: spec defaults filled in, lists."""
-    from onnxcraft.evaluate.plan import spec_default
-
     result: dict[str, Any] = {}
     for name, value in attributes.items():
         result[name] = list(value) if isinstance(value, tuple) else value
@@ -177,8 +175,6 @@ def _kernel_attributes(op: OpInfo, attributes: dict[str, Any]) -> dict[str, Any]
 
 
 def _kernel_context(ctx: InferenceContext, opset: int) -> Any:
-    from onnxcraft.ops.kernel_api import KernelContext
-
     op = ctx.op
     elems = tuple(
         None if (e := ctx.elem(i)) is None else int(e) for i in range(len(ctx.input_types))

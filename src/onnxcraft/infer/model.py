@@ -21,14 +21,21 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
+from onnxcraft import ir, specs
 from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
 from onnxcraft.core.types import Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
+from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.infer.engine import infer_types, set_body_inference
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.proto.serde import (
+    as_model_proto,
+    model_from_proto,
+    model_to_proto,
+    with_inferred_types,
+)
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 
@@ -245,8 +252,6 @@ class _Inference:
         key = (node.domain, node.op_type, opset)
         found = self._ops.get(key)
         if found is None:
-            from onnxcraft import specs
-
             since = (
                 None
                 if opset is None
@@ -480,8 +485,6 @@ def infer_through_body(
     spec = op.spec
     if spec is None or not spec.functions or spec.context_dependent_function:
         return None
-    from onnxcraft.evaluate.spec_functions import function_from_spec
-
     function = function_from_spec(op.domain, op.op_type, op.since_version)
     if function is None:
         return None
@@ -512,13 +515,6 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     not fit it, or an inferred type contradicting a declared one); otherwise each one is a
     :class:`InferenceWarning` naming the node, and inference goes on.
     """
-    from onnxcraft.proto.serde import (
-        as_model_proto,
-        model_from_proto,
-        model_to_proto,
-        with_inferred_types,
-    )
-
     # Reading, inferring and writing a large model allocates many objects and frees none:
     # the cyclic garbage collector would only rescan them, so it pauses meanwhile.
     collecting = gc.isenabled()

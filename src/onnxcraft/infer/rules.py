@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from onnxcraft import ops
+from onnxcraft.core.opinfo import op_info
 from onnxcraft.core.types import ValueType
 from onnxcraft.errors import InferenceError, SpecError
 from onnxcraft.ops.infer_api import InferenceContext, RuleRegistry
@@ -50,8 +51,6 @@ def register_rule(
     except ValueError as exc:
         raise InferenceError(f"register_rule: {exc}") from exc
     # Operators already compiled resolved their rule then: make them look it up again.
-    from onnxcraft.core.opinfo import op_info
-
     for version in versions:
         # Not in the specs (yet)? Then the rule is found when the operator is first used.
         with contextlib.suppress(SpecError):

@@ -22,7 +22,7 @@ import numpy as np
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import Dim, Shape, SparseTensor, Tensor, ValueType
-from onnxcraft.dtypes import INTEGER_TYPES, ElementType
+from onnxcraft.dtypes import INTEGER_TYPES, ElementType, numpy_dtype
 from onnxcraft.errors import InferenceError
 from onnxcraft.optable import ALL_VERSIONS, OpTable
 
@@ -207,8 +207,6 @@ class InferenceContext:
 
 
 def _int_dtype(elem: ElementType) -> np.dtype[Any]:
-    from onnxcraft.dtypes import numpy_dtype
-
     dtype = numpy_dtype(elem)
     return dtype if dtype.kind in "iub" else np.dtype(np.int64)
 

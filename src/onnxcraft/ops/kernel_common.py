@@ -8,7 +8,9 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from onnxcraft.dtypes import element_type_of
 from onnxcraft.errors import EvaluationError
+from onnxcraft.numerics import from_float32, to_float32
 
 __all__ = [
     "compute_in_float32",
@@ -65,9 +67,6 @@ def compute_in_float32(fn: F) -> F:
         target = next((a for a in args if is_lowp(a)), None)
         if target is None:
             return fn(*args, **kwargs)
-        from onnxcraft.dtypes import element_type_of
-        from onnxcraft.numerics import from_float32, to_float32
-
         elem = element_type_of(target.dtype)
         decoded = [to_float32(a) if is_lowp(a) else a for a in args]
         result = fn(*decoded, **kwargs)

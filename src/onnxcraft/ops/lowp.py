@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
+from onnxcraft.numerics import from_float32, to_float32
 from onnxcraft.ops.kernel_common import fail, is_lowp
 
 __all__ = ["Precision", "as_float", "encode_like", "float_values"]
@@ -24,8 +25,6 @@ __all__ = ["Precision", "as_float", "encode_like", "float_values"]
 def as_float(array: Any) -> Any:
     """``array`` decoded to float32 if it is a low-precision representation, else as is."""
     if is_lowp(array):
-        from onnxcraft.numerics import to_float32
-
         return to_float32(array)
     return array
 
@@ -33,9 +32,6 @@ def as_float(array: Any) -> Any:
 def encode_like(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``values`` in the element type of ``reference`` (encoding low-precision types)."""
     if is_lowp(reference):
-        from onnxcraft.dtypes import element_type_of
-        from onnxcraft.numerics import from_float32
-
         encoded: np.ndarray = from_float32(values, element_type_of(reference.dtype))
         return encoded
     return np.asarray(values).astype(reference.dtype, copy=False)
@@ -48,8 +44,6 @@ def float_values(array: Any) -> np.ndarray:
     """The values of a numeric array as float32, or float64 for double (exact either way)."""
     values: np.ndarray = np.asarray(array)
     if is_lowp(values):
-        from onnxcraft.numerics import to_float32
-
         return to_float32(values)
     return values.astype(np.float64 if values.dtype == np.float64 else np.float32)
 
@@ -104,8 +98,6 @@ class Precision:
         """``values`` rounded to this type, held in the working dtype."""
         array: np.ndarray = np.asarray(values)
         if self.elem == ElementType.BFLOAT16:
-            from onnxcraft.numerics import from_float32, to_float32
-
             single = _round_to_odd(array) if array.dtype == np.float64 else array
             return to_float32(from_float32(single.astype(np.float32), ElementType.BFLOAT16))
         if self.elem == ElementType.FLOAT16:
@@ -116,8 +108,6 @@ class Precision:
         """``values`` as an array of this element type (onnxcraft's representation)."""
         rounded = self.round(values)  # exact in float32 for bfloat16, so encoding is exact
         if self.elem == ElementType.BFLOAT16:
-            from onnxcraft.numerics import from_float32
-
             return from_float32(rounded, ElementType.BFLOAT16)
         return rounded.astype(numpy_dtype(self.elem))
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from onnxcraft import specs
+
 __all__ = ["versions", "versions_between"]
 
 
 def versions(op_type: str, domain: str = "") -> tuple[int, ...]:
-    from onnxcraft import specs
-
     return specs.versions(op_type, domain)
 
 

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from google.protobuf import descriptor_pb2
+
 REPO = Path(__file__).resolve().parents[3]
 PROTO = REPO / "proto" / "onnx.proto"
 OUT_DIR = Path(__file__).resolve().parent
@@ -32,7 +34,8 @@ def proto_digest(path: Path = PROTO) -> str:
 
 
 def _protoc(args: list[str]) -> None:
-    from grpc_tools import protoc  # type: ignore[import-untyped]
+    # grpc-tools is a development tool (the test extra), not a runtime dependency.
+    from grpc_tools import protoc  # type: ignore[import-untyped]  # noqa: PLC0415
 
     include = str(Path(protoc.__file__).parent / "_proto")
     code = protoc.main(["protoc", f"-I{include}", *args])
@@ -48,8 +51,6 @@ def render() -> dict[str, str]:
         shutil.copy(PROTO, work / POOL_NAME)
         descriptor = work / "descriptor.bin"
         _protoc([f"-I{work}", f"--descriptor_set_out={descriptor}", POOL_NAME])
-        from google.protobuf import descriptor_pb2
-
         files = descriptor_pb2.FileDescriptorSet.FromString(descriptor.read_bytes())
         serialized = files.file[0].SerializeToString()
         plugin = shutil.which("protoc-gen-mypy", path=str(Path(sys.executable).parent))

@@ -108,7 +108,8 @@ def _split(message: Any, number: int) -> tuple[bytes, bytes]:
 
 def _has_unknown_fields(message: Any) -> bool:
     try:
-        from google.protobuf import unknown_fields
+        # Optional: protobuf releases before 4.22 lack the module.
+        from google.protobuf import unknown_fields  # noqa: PLC0415
     except ImportError:  # a protobuf without the module: assume the worst, write plainly
         return True
     return len(unknown_fields.UnknownFieldSet(message)) > 0

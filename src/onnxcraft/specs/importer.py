@@ -32,9 +32,7 @@ def _json_value(value: Any) -> Any:
         return value.decode("utf-8")
     if isinstance(value, onnx.TensorProto):
         array = numpy_helper.to_array(value)
-        from onnx.helper import tensor_dtype_to_string
-
-        dtype = tensor_dtype_to_string(value.data_type).replace("TensorProto.", "").lower()
+        dtype = helper.tensor_dtype_to_string(value.data_type).replace("TensorProto.", "").lower()
         values = [v.decode() if isinstance(v, bytes) else v for v in array.reshape(-1).tolist()]
         return {"dtype": dtype, "dims": list(array.shape), "values": values}
     if isinstance(value, list):

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft import numerics
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
@@ -54,9 +55,7 @@ def cast_array(
     source_lowp = is_lowp(x)
     target = numpy_dtype(elem)
     if source_lowp or target.names is not None:
-        from onnxcraft.numerics import cast
-
-        return np.asarray(cast(x, elem, saturate=bool(saturate), round_mode=round_mode))
+        return np.asarray(numerics.cast(x, elem, saturate=bool(saturate), round_mode=round_mode))
     if elem == ElementType.STRING:
         out = np.empty(x.shape, dtype=object)
         out.reshape(-1)[:] = [_format(v) for v in x.reshape(-1)]

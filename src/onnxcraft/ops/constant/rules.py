@@ -13,6 +13,7 @@ import numpy as np
 
 from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of
+from onnxcraft.numerics import to_float32
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 
 __all__ = ["register"]
@@ -104,8 +105,6 @@ def _range_length(ctx: InferenceContext) -> Dim:
 def _number(value: np.ndarray) -> int | float:
     """The one element of a scalar tensor as a Python number (low precision decoded)."""
     if value.dtype.names is not None:  # bfloat16, float8 ...: a structured encoding
-        from onnxcraft.numerics import to_float32
-
         value = to_float32(value)
     item = value.reshape(-1)[0]
     return int(item) if value.dtype.kind in "iu" else float(item)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.numerics import to_float32
 from onnxcraft.ops.arithmetic.kernels import legacy_broadcast
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
@@ -18,8 +19,6 @@ __all__ = ["register"]
 def _decoded(x: Any) -> np.ndarray:
     x = np.asarray(x)
     if is_lowp(x):
-        from onnxcraft.numerics import to_float32
-
         return np.asarray(to_float32(x))
     return np.asarray(x)
 

@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.core.opinfo import op_info
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
+from onnxcraft.numerics import from_float32, to_float32
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
 from onnxcraft.ops.versions import versions
@@ -47,8 +49,6 @@ def generator(seed: float | None) -> np.random.Generator:
 
 def _allowed_outputs(ctx: KernelContext) -> frozenset[ElementType]:
     """The output element types this operator version admits, from its spec."""
-    from onnxcraft.core.opinfo import op_info
-
     elems = op_info(ctx.domain, ctx.op_type, ctx.since_version).outputs[0].tensor_elems
     return elems or frozenset()
 
@@ -83,8 +83,6 @@ def _output_type(ctx: KernelContext, dtype: int | None, fallback: ElementType) -
 
 def _as_type(values: np.ndarray, elem: ElementType) -> np.ndarray:
     """float64 ``values`` rounded into element type ``elem`` (bfloat16 included)."""
-    from onnxcraft.numerics import from_float32
-
     return from_float32(values, elem)
 
 
@@ -99,8 +97,6 @@ def _shape_attribute(op: str, shape: Sequence[int] | None) -> tuple[int, ...]:
 
 def _float_input(op: str, x: Any) -> np.ndarray:
     """A float input as float64 values (low-precision types decoded first)."""
-    from onnxcraft.numerics import to_float32
-
     array = to_float32(x) if is_lowp(x) else np.asarray(x)
     if array.dtype.kind != "f":
         fail(op, f"the input must be a float tensor, got {array.dtype}")

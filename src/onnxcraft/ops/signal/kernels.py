@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.dtypes import ElementType, element_type_of
+from onnxcraft.numerics import to_float32
 from onnxcraft.ops.cast.kernels import cast_array
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
@@ -74,8 +75,6 @@ def _decode(op: str, arg: str, x: Any) -> np.ndarray:
     """float64 values of a float tensor of any element type (bfloat16 included)."""
     array = np.asarray(x)
     if is_lowp(array):
-        from onnxcraft.numerics import to_float32
-
         return to_float32(array).astype(np.float64)
     if array.dtype.kind != "f":
         fail(op, f"{arg} must be a float tensor, got a tensor of type {array.dtype}")

@@ -11,6 +11,7 @@ from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
 from onnxcraft.ops.signal.kernels import OUTPUT_TYPES
+from onnxcraft.specs import versions
 
 __all__ = ["register"]
 
@@ -237,8 +238,6 @@ def _mel_weight_matrix(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def register(rules: RuleRegistry) -> None:
-    from onnxcraft.specs import versions
-
     dft: dict[int, Rule] = {17: _dft_17, 20: _dft_20}
     for since in versions("DFT"):
         rules.add("DFT", dft[since], since=since)
