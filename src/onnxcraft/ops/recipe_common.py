@@ -1,9 +1,9 @@
 """Recipe builders that several operator families share.
 
 A builder used by one family stays in that family's ``recipes.py``; the ones here are used by
-more: the elementwise shapes (``unary``, ``binary``, ``along_axis``, ``cumulative``), the sliding
-windows of the convolutions and pools, the sequences of the sequence and control operators,
-and the feature rows of the ML operators and models.
+more: the elementwise shapes (``unary``, ``binary``, ``along_axis``, ``cumulative``), an axis to
+index along, the sliding windows of the convolutions and pools, the sequences of the sequence
+and control operators, and the feature rows of the ML operators and models.
 """
 
 from __future__ import annotations
@@ -114,7 +114,11 @@ def cumulative(n: NodeDraw) -> NodeCase:
     return n.case([x, axis], n.attrs(exclusive=flags, reverse=flags))
 
 
+# -- an axis to index or select along -------------------------------------------------------------
+
+
 def shape_with_nonempty_axis(n: NodeDraw, **limits: int) -> tuple[tuple[int, ...], int]:
+    """A shape of rank >= 1 and one of its axes, made non-empty (Gather, TopK ...)."""
     shape = list(n.shape(min_dims=1, **limits))
     axis = n.axis(len(shape))
     shape[axis] = max(shape[axis], 1)
@@ -204,7 +208,7 @@ def sequence_shapes(n: NodeDraw, *, min_size: int = 0, max_size: int = 3) -> lis
     return [n.shape(max_dims=3, max_side=3) for _ in range(count)]
 
 
-# -- rows of features (ML operators and models) ----------------------------------------------------
+# -- rows of features (ML operators and models) ---------------------------------------------------
 
 
 def feature_rows(n: NodeDraw, *, features: int | None = None, low: float = -2) -> tuple[Input, int]:

@@ -1,5 +1,8 @@
 """Recipes of the arithmetic family: strategies drawing valid nodes of Add, Sub, Mul, Div, Pow, Mod,
-Max, Min, Sum, Mean, every version."""
+Max, Min, Sum, Mean, every version.
+
+Opsets 1-6 use the legacy ``broadcast``/``axis`` form of broadcasting.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Recipes of the control family: strategies drawing valid nodes of If, Loop, Scan, SequenceMap,
-every version."""
+every version.
+
+The bodies of the graph attributes are small graphs of Identity nodes.
+"""
 
 from __future__ import annotations
 

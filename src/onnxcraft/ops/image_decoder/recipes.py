@@ -1,5 +1,8 @@
 """Recipes of the image decoder family: strategies drawing valid nodes of ImageDecoder, every
-version."""
+version.
+
+The decoder is fed small PNG and PNM files written here.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """Recipes of the ml models family: strategies drawing valid nodes of LinearClassifier,
 LinearRegressor, SVMClassifier, SVMRegressor, TreeEnsembleClassifier, TreeEnsembleRegressor,
-TreeEnsemble, every version."""
+TreeEnsemble, every version.
+
+The models' attributes are drawn consistent with each other; their values are arbitrary: the
+property test checks types and shapes, not what a trained model predicts.
+"""
 
 from __future__ import annotations
 

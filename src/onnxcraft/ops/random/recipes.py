@@ -1,5 +1,8 @@
 """Recipes of the random family: strategies drawing valid nodes of RandomNormal, RandomUniform,
-RandomNormalLike, RandomUniformLike, Bernoulli, Multinomial, every version."""
+RandomNormalLike, RandomUniformLike, Bernoulli, Multinomial, every version.
+
+The generators' shapes and types are deterministic even where their values are not.
+"""
 
 from __future__ import annotations
 
