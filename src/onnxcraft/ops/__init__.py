@@ -1,12 +1,13 @@
 """Everything known about the operators, one folder per family.
 
 A family folder ``ops/<family>/`` holds up to four parts, each a module exposing
-``register(table)`` (or, for recipes, a ``RECIPES`` table):
+``register(table)``:
 
     rules.py    shape and type inference rules      (a ``RuleRegistry``, ops/infer_api.py)
     kernels.py  numpy kernels of the evaluator       (a ``KernelRegistry``, ops/kernel_api.py)
     vjp.py      vector-Jacobian products             (a ``VjpRegistry``, ops/vjp_api.py)
-    recipes.py  hypothesis recipes of valid nodes    (loaded only by :mod:`onnxcraft.testing`)
+    recipes.py  hypothesis recipes of valid nodes    (a ``RecipeRegistry``, ops/recipe_api.py;
+                                                      loaded only by :mod:`onnxcraft.testing`)
 
 plus whatever the rules and kernels of the family compute alike. The modules directly in
 ``ops/`` are the kit that parts are written with (contexts, tables, shared helpers). The list of

@@ -1,51 +1,34 @@
 """Operator input recipes: for every operator version, a strategy drawing a valid node.
 
-``node_cases(spec)`` is the entry point. Recipes live in one module per family, each exposing
-``RECIPES: dict[op_type, Recipe]`` for its domain; they are listed here explicitly. Every
-operator version in the specs either has a recipe or is in :data:`EXCLUDED` with the reason.
+``node_cases(spec)`` is the entry point. A recipe sits beside its operator's rule and kernel,
+in ``onnxcraft/ops/<family>/recipes.py``, whose ``register(recipes)`` adds it to a
+:class:`~onnxcraft.ops.recipe_api.RecipeRegistry`; the table is filled from every family on
+first use. Every operator version in the specs either has a recipe or is in :data:`EXCLUDED`
+with the reason.
 """
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from hypothesis import strategies as st
 
+from onnxcraft import ops
+from onnxcraft.ops.node_case import NodeCase
+from onnxcraft.ops.recipe_api import NodeDraw, Recipe, RecipeRegistry, recipe
 from onnxcraft.specs.model import OpSpec
-from onnxcraft.testing.harness import NodeCase
-from onnxcraft.testing.recipes._base import NodeDraw, Recipe, recipe
 
 __all__ = [
     "EXCLUDED",
-    "FAMILY_MODULES",
     "NodeDraw",
     "Recipe",
+    "RecipeRegistry",
     "exclusion_reason",
     "node_cases",
     "recipe",
     "recipe_for",
     "recipes",
 ]
-
-# (domain, module under onnxcraft.testing.recipes, name of its table of recipes)
-FAMILY_MODULES: tuple[tuple[str, str, str], ...] = (
-    ("", "elementwise", "RECIPES"),
-    ("", "shape", "RECIPES"),
-    ("", "indexing", "RECIPES"),
-    ("", "reduction", "RECIPES"),
-    ("", "linalg", "RECIPES"),
-    ("", "cast", "RECIPES"),
-    ("", "conv", "RECIPES"),
-    ("", "normalization", "RECIPES"),
-    ("", "image", "RECIPES"),
-    ("", "sequence", "RECIPES"),
-    ("", "misc", "RECIPES"),
-    ("", "attention", "RECIPES"),
-    ("ai.onnx.ml", "ml", "RECIPES"),
-    ("ai.onnx.preview", "preview", "PREVIEW_RECIPES"),
-    ("ai.onnx.preview.training", "preview", "TRAINING_RECIPES"),
-)
 
 # Operator versions without a recipe, and why: keyed by (domain, op_type) for every version
 # of an operator, or by (domain, op_type, since_version) for one version.
@@ -68,16 +51,10 @@ def exclusion_reason(spec: OpSpec) -> str | None:
 
 
 @cache
-def recipes() -> dict[tuple[str, str], Recipe]:
-    """(domain, op_type) -> recipe, from every family module."""
-    table: dict[tuple[str, str], Recipe] = {}
-    for domain, name, table_name in FAMILY_MODULES:
-        module = importlib.import_module(f"onnxcraft.testing.recipes.{name}")
-        for op_type, found in getattr(module, table_name).items():
-            key = (domain, op_type)
-            if key in table:
-                raise ValueError(f"recipe for {domain or 'ai.onnx'}::{op_type} defined twice")
-            table[key] = found
+def recipes() -> RecipeRegistry:
+    """(domain, op_type) -> recipe, from every family's ``recipes.py`` (loaded on first use)."""
+    table = RecipeRegistry()
+    ops.load("recipes", table)
     return table
 
 

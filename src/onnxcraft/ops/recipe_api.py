@@ -1,6 +1,10 @@
-"""What every recipe is built from: :class:`NodeDraw`, the state of one node being drawn.
+"""The recipe table and what every recipe is built from: :class:`NodeDraw`, one node being drawn.
 
-A recipe is a function ``spec -> SearchStrategy[NodeCase]``; most are written as
+A recipe is a function ``spec -> SearchStrategy[NodeCase]`` drawing valid nodes of one operator
+version; each family's ``ops/<family>/recipes.py`` adds its recipes to a
+:class:`RecipeRegistry` in ``register(recipes)``, and :mod:`onnxcraft.testing.recipes` loads
+them on first use (this module imports hypothesis, which ``import onnxcraft`` never loads).
+Most recipes are written as
 
     @recipe
     def unary(n: NodeDraw) -> NodeCase:
@@ -16,7 +20,7 @@ version of an operator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import wraps
 from typing import Any
 
@@ -27,9 +31,9 @@ from onnxcraft.core.types import Sequence as SequenceType
 from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.numerics import from_float32
+from onnxcraft.ops import strategies as ocst
+from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.specs.model import OpSpec
-from onnxcraft.testing import strategies as ocst
-from onnxcraft.testing.harness import Input, NodeCase
 
 __all__ = [
     "FLOATS",
@@ -38,6 +42,7 @@ __all__ = [
     "UNSIGNED",
     "NodeDraw",
     "Recipe",
+    "RecipeRegistry",
     "recipe",
 ]
 
@@ -81,6 +86,31 @@ UNSIGNED = frozenset(
     }
 )
 INTEGERS = SIGNED | UNSIGNED
+
+
+class RecipeRegistry(Mapping[tuple[str, str], Recipe]):
+    """Recipes keyed by (domain, op_type): one recipe serves every version of an operator."""
+
+    def __init__(self) -> None:
+        self._recipes: dict[tuple[str, str], Recipe] = {}
+
+    def add(self, op_type: str, found: Recipe, *, domain: str = "") -> None:
+        """Register ``found`` for ``domain::op_type``; an operator registered twice is an error."""
+        key = (domain, op_type)
+        if key in self._recipes:
+            raise ValueError(f"recipe for {domain or 'ai.onnx'}::{op_type} is registered twice")
+        self._recipes[key] = found
+
+    def __getitem__(self, key: tuple[str, str]) -> Recipe:
+        return self._recipes[key]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._recipes)
+
+    def __len__(self) -> int:
+        return len(self._recipes)
+
+
 # How a graph input declares its type: exactly, with some dims hidden, or without a rank.
 _DECLARE_MODES = ("static", "static", "mixed", "unknown rank")
 

@@ -1,93 +1,47 @@
-"""Recipes for type conversions: Cast, CastLike, BitCast and the quantization operators
-(per-tensor, per-axis and blocked scales)."""
+"""Recipes of the quantization family: strategies drawing valid nodes of MatMulInteger,
+QLinearMatMul, QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, every version."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-import numpy as np
 from hypothesis import strategies as st
 
 from onnxcraft.dtypes import ElementType
-from onnxcraft.testing.harness import Input, NodeCase
-from onnxcraft.testing.recipes._base import FLOATS, NodeDraw, Recipe, recipe
+from onnxcraft.ops.node_case import Input, NodeCase
+from onnxcraft.ops.recipe_api import FLOATS, NodeDraw, RecipeRegistry, recipe
 
-__all__ = ["RECIPES"]
-
-_BITS = {
-    **dict.fromkeys(("UINT2", "INT2"), 2),
-    **dict.fromkeys(("UINT4", "INT4", "FLOAT4E2M1"), 4),
-    **dict.fromkeys(
-        (
-            "UINT8",
-            "INT8",
-            "BOOL",
-            "FLOAT8E4M3FN",
-            "FLOAT8E4M3FNUZ",
-            "FLOAT8E5M2",
-            "FLOAT8E5M2FNUZ",
-            "FLOAT8E8M0",
-        ),
-        8,
-    ),
-    **dict.fromkeys(("UINT16", "INT16", "FLOAT16", "BFLOAT16"), 16),
-    **dict.fromkeys(("UINT32", "INT32", "FLOAT"), 32),
-    **dict.fromkeys(("UINT64", "INT64", "DOUBLE", "COMPLEX64"), 64),
-    "COMPLEX128": 128,
-}
+__all__ = ["register"]
 
 
-def _source(n: NodeDraw, index: int, shape: tuple[int, ...]) -> Input:
-    """A value to convert. Strings hold small whole numbers ("0" to "3"): the standard
-    defines parsing numbers, and these read the same in every numeric type."""
+@recipe
+def matmul_integer(n: NodeDraw) -> NodeCase:
+    m, k, cols = n.integer(0, 3), n.integer(0, 3), n.integer(0, 3)
+    batch = n.shape(max_dims=1, max_side=2)
+    a = n.tensor(0, (*batch, m, k))
+    b = n.tensor(1, (k, cols))
+    per_row = (*batch, m, 1) if batch else (m,)  # the spec's per-row zero point shapes
+    a_zero = n.tensor(2, n.choice([(), per_row])) if n.flag() else None
+    b_zero = n.tensor(3, n.choice([(), (cols,)])) if n.flag() else None
+    return n.case([a, b, a_zero, b_zero])
+
+
+def _zero_point(n: NodeDraw, index: int) -> Input:
+    """A scalar zero point; the float8 types admit only zero."""
     elem = n.elem(n.param(index))
-    if elem != ElementType.STRING:
-        return n.tensor(index, shape, low=-3, high=3)
-    numbers = n.array(ElementType.UINT8, shape, low=0, high=3)
-    text = np.empty(shape, dtype=object)
-    text.reshape(-1)[:] = [str(int(v)) for v in numbers.reshape(-1)]
-    return n.given(text)
-
-
-def _target(n: NodeDraw, param: str) -> ElementType:
-    """The element type to convert to; a string source converts to numbers only (how a
-    string reads as a bool the standard does not say)."""
-    if n.elem(n.param(0)) == ElementType.STRING:
-        return n.elem(param, exclude={ElementType.BOOL})
-    return n.elem(param)
+    return n.tensor(index, (), low=0, high=0 if elem in FLOATS else 3)
 
 
 @recipe
-def cast(n: NodeDraw) -> NodeCase:
-    x = _source(n, 0, n.shape())
-    target = _target(n, "T2")
-    attrs: dict[str, Any] = n.attrs(
-        saturate=st.sampled_from([0, 1]), round_mode=st.sampled_from(["up", "down", "nearest"])
-    )
-    attrs["to"] = target.name if n.version == 1 else int(target)
-    return n.case([x], attrs)
-
-
-@recipe
-def cast_like(n: NodeDraw) -> NodeCase:
-    x = _source(n, 0, n.shape())
-    _target(n, "T2")
-    like = n.tensor(1, n.shape(max_dims=2))
-    attrs = n.attrs(
-        saturate=st.sampled_from([0, 1]), round_mode=st.sampled_from(["up", "down", "nearest"])
-    )
-    return n.case([x, like], attrs)
-
-
-@recipe
-def bit_cast(n: NodeDraw) -> NodeCase:
-    source = n.elem("T1")
-    width = _BITS[source.name]
-    targets = [e for e in n.tensor_elems("T2") if _BITS.get(e.name) == width]
-    target = n.bind("T2", n.choice(targets))
-    x = n.tensor(0, n.shape(), low=None, high=None) if source in FLOATS else n.tensor(0, n.shape())
-    return n.case([x], {"to": int(target)})
+def qlinear_matmul(n: NodeDraw) -> NodeCase:
+    m, k, cols = n.integer(0, 3), n.integer(0, 3), n.integer(0, 3)
+    scale_param = n.param(1)
+    a = n.tensor(0, (m, k), low=0, high=4)
+    b = n.tensor(3, (k, cols), low=0, high=4)
+    scales = [n.tensor(i, (), elem=n.elem(scale_param), low=0.25, high=1) for i in (1, 4, 6)]
+    zeros = [_zero_point(n, i) for i in (2, 5, 7)]
+    return n.case([a, scales[0], zeros[0], b, scales[1], zeros[1], scales[2], zeros[2]])
 
 
 def _scale_shape(
@@ -170,11 +124,10 @@ def dynamic_quantize_linear(n: NodeDraw) -> NodeCase:
     return n.case([n.tensor(0, n.shape(), low=-4, high=4)])
 
 
-RECIPES: dict[str, Recipe] = {
-    "Cast": cast,
-    "CastLike": cast_like,
-    "BitCast": bit_cast,
-    "QuantizeLinear": quantize_linear,
-    "DequantizeLinear": dequantize_linear,
-    "DynamicQuantizeLinear": dynamic_quantize_linear,
-}
+def register(recipes: RecipeRegistry) -> None:
+    """Add the recipes of this family."""
+    recipes.add("MatMulInteger", matmul_integer)
+    recipes.add("QLinearMatMul", qlinear_matmul)
+    recipes.add("QuantizeLinear", quantize_linear)
+    recipes.add("DequantizeLinear", dequantize_linear)
+    recipes.add("DynamicQuantizeLinear", dynamic_quantize_linear)

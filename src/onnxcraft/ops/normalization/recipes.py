@@ -1,4 +1,6 @@
-"""Recipes for normalizations: Batch-, Instance-, Layer-, Group- and RMSNormalization."""
+"""Recipes of the normalization family: strategies drawing valid nodes of LpNormalization,
+MeanVarianceNormalization, LRN, BatchNormalization, InstanceNormalization, LayerNormalization,
+GroupNormalization, RMSNormalization, every version."""
 
 from __future__ import annotations
 
@@ -6,10 +8,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from onnxcraft.testing.harness import NodeCase
-from onnxcraft.testing.recipes._base import NodeDraw, Recipe, recipe
+from onnxcraft.ops.node_case import NodeCase
+from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
+from onnxcraft.ops.recipe_common import ALPHA, along_axis
 
-__all__ = ["RECIPES"]
+__all__ = ["register"]
+
+
+@recipe
+def mean_variance_normalization(n: NodeDraw) -> NodeCase:
+    shape = n.shape(min_dims=1, min_side=1)
+    x = n.tensor(0, shape)
+    return n.case([x], n.attrs(axes=n.axes(len(shape), min_size=1)))
+
+
+@recipe
+def lrn(n: NodeDraw) -> NodeCase:
+    x = n.tensor(0, n.shape(min_dims=3, min_side=1), low=0, high=2)
+    return n.case([x], n.attrs(size=n.choice([1, 3, 5]), alpha=ALPHA, beta=ALPHA, bias=ALPHA))
+
 
 _EPSILON = st.sampled_from([1e-5, 0.5])
 
@@ -73,10 +90,13 @@ def rms_normalization(n: NodeDraw) -> NodeCase:
     return n.case([x, n.tensor(1, scale_shape)], {"axis": axis, **n.attrs(epsilon=_EPSILON)})
 
 
-RECIPES: dict[str, Recipe] = {
-    "BatchNormalization": batch_normalization,
-    "InstanceNormalization": instance_normalization,
-    "LayerNormalization": layer_normalization,
-    "GroupNormalization": group_normalization,
-    "RMSNormalization": rms_normalization,
-}
+def register(recipes: RecipeRegistry) -> None:
+    """Add the recipes of this family."""
+    recipes.add("LpNormalization", along_axis(p=st.sampled_from([1, 2])))
+    recipes.add("MeanVarianceNormalization", mean_variance_normalization)
+    recipes.add("LRN", lrn)
+    recipes.add("BatchNormalization", batch_normalization)
+    recipes.add("InstanceNormalization", instance_normalization)
+    recipes.add("LayerNormalization", layer_normalization)
+    recipes.add("GroupNormalization", group_normalization)
+    recipes.add("RMSNormalization", rms_normalization)

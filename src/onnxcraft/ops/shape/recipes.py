@@ -1,5 +1,5 @@
-"""Recipes for operators that move data without computing it: reshaping, transposing,
-concatenating, splitting, slicing, padding, tiling, shape queries and generated tensors."""
+"""Recipes of the shape family: strategies drawing valid nodes of Identity, Reshape, Flatten,
+Squeeze, Unsqueeze, Transpose, Expand, Tile, Concat, Split, Slice, Shape, Size, every version."""
 
 from __future__ import annotations
 
@@ -10,12 +10,22 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType, numpy_dtype
-from onnxcraft.testing import strategies as ocst
-from onnxcraft.testing.harness import NodeCase
-from onnxcraft.testing.recipes._base import NodeDraw, Recipe, recipe
+from onnxcraft.ops import strategies as ocst
+from onnxcraft.ops.node_case import Input, NodeCase
+from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
 
-__all__ = ["RECIPES"]
+__all__ = ["register"]
+
+
+@recipe
+def identity(n: NodeDraw) -> NodeCase:
+    value_type = n.draw(ocst.value_types(n.param(0), spec=n.spec))
+    value = n.draw(ocst.values(value_type))
+    if isinstance(value_type, Tensor):
+        return n.case([n.given(value)])
+    return n.case([Input(value, value_type)])
 
 
 def _regrouped(n: NodeDraw, shape: tuple[int, ...]) -> list[int]:
@@ -184,44 +194,6 @@ def slice_(n: NodeDraw) -> NodeCase:
     return n.case([x, *as_input, axes_in, steps_in])
 
 
-def _pads_for(n: NodeDraw, dims: list[int], mode: str) -> list[int]:
-    """Begin pads then end pads for ``dims``, valid for ``mode``."""
-    begins, ends = [], []
-    for dim in dims:
-        if mode == "reflect":
-            limit = max(dim - 1, 0)
-            pair = [n.integer(0, min(limit, 2)), n.integer(0, min(limit, 2))]
-        elif mode == "edge":
-            pair = [n.integer(0, 2), n.integer(0, 2)] if dim else [0, 0]
-        elif mode == "wrap":
-            pair = [n.integer(0, min(dim, 2)), n.integer(0, min(dim, 2))]
-        else:
-            crop = n.integer(0, min(dim, 1))  # a negative pad crops, within the dim
-            pair = [n.integer(0, 2), -crop if n.flag() else n.integer(0, 2)]
-        begins.append(pair[0])
-        ends.append(pair[1])
-    return begins + ends
-
-
-@recipe
-def pad(n: NodeDraw) -> NodeCase:
-    modes = ["constant", "reflect", "edge"] + (["wrap"] if n.version >= 19 else [])
-    mode = n.choice(modes)
-    shape = n.shape(min_dims=1, min_side=1 if mode == "reflect" else 0)
-    x = n.tensor(0, shape)
-    if n.version < 11:
-        pads = _pads_for(n, list(shape), mode)
-        name = "paddings" if n.version == 1 else "pads"
-        return n.case(
-            [x], {name: pads, "mode": mode, **n.attrs(value=st.sampled_from([None, 1.5]))}
-        )
-    axes = n.axes(len(shape), min_size=1) if n.version >= 18 and n.flag() else None
-    dims = list(shape) if axes is None else [shape[a] for a in axes]
-    value = n.tensor(2, (), low=1, high=1) if mode == "constant" and n.flag() else None
-    axes_in = None if axes is None else n.ints(axes, elem=n.elem("Tind"))
-    return n.case([x, n.ints(_pads_for(n, dims, mode)), value, axes_in], {"mode": mode})
-
-
 @recipe
 def shape_of(n: NodeDraw) -> NodeCase:
     shape = n.shape()
@@ -234,90 +206,18 @@ def size_of(n: NodeDraw) -> NodeCase:
     return n.case([n.tensor(0, n.shape())])
 
 
-@recipe
-def constant_of_shape(n: NodeDraw) -> NodeCase:
-    dims = [n.integer(0, 3) for _ in range(n.integer(0, 3))]
-    attrs = {}
-    if n.flag():
-        elem = n.elem("T2")
-        attrs["value"] = n.array(elem, (1,), low=-2, high=2)
-    return n.case([n.ints(dims)], attrs)
-
-
-@recipe
-def eye_like(n: NodeDraw) -> NodeCase:
-    x = n.tensor(0, n.shape(min_dims=2, max_dims=2))
-    attrs = n.attrs(k=st.integers(-3, 3))
-    if n.flag():
-        attrs["dtype"] = int(n.elem("T2"))
-    return n.case([x], attrs)
-
-
-@recipe
-def range_(n: NodeDraw) -> NodeCase:
-    elem = n.elem("T")
-    if numpy_dtype(elem).kind == "u":  # Range-27's unsigned types: nothing below zero
-        start, delta = n.integer(0, 3), n.choice([1, 2, 3])
-        limit = start + delta * n.integer(0, 4)
-    else:
-        start, delta = n.integer(-3, 3), n.choice([-2, -1, 1, 2, 3])
-        limit = start + delta * n.integer(-1, 4)
-    return n.case([n.scalar(v, elem) for v in (start, limit, delta)])
-
-
-@recipe
-def depth_to_space(n: NodeDraw) -> NodeCase:
-    block = n.integer(1, 2)
-    shape = (n.integer(0, 2), block * block * n.integer(1, 2), n.integer(0, 3), n.integer(0, 3))
-    attrs = {"blocksize": block, **n.attrs(mode=st.sampled_from(["DCR", "CRD"]))}
-    return n.case([n.tensor(0, shape)], attrs)
-
-
-@recipe
-def space_to_depth(n: NodeDraw) -> NodeCase:
-    block = n.integer(1, 2)
-    shape = (n.integer(0, 2), n.integer(1, 3), block * n.integer(0, 2), block * n.integer(0, 2))
-    attrs = {"blocksize": block, **n.attrs(mode=st.sampled_from(["DCR", "CRD"]))}
-    return n.case([n.tensor(0, shape)], attrs)
-
-
-@recipe
-def trilu(n: NodeDraw) -> NodeCase:
-    x = n.tensor(0, n.shape(min_dims=2))
-    k = n.scalar(n.integer(-3, 3), ElementType.INT64) if n.flag() else None
-    return n.case([x, k], n.attrs(upper=st.sampled_from([0, 1])))
-
-
-@recipe
-def center_crop_pad(n: NodeDraw) -> NodeCase:
-    shape = n.shape(min_dims=1)
-    x = n.tensor(0, shape)
-    axes = n.axes(len(shape), min_size=1) if n.flag() else None
-    count = len(shape) if axes is None else len(axes)
-    target = [n.integer(0, 5) for _ in range(count)]
-    attrs = {} if axes is None else {"axes": axes}
-    return n.case([x, n.ints(target, elem=n.elem("Tind"))], attrs)
-
-
-RECIPES: dict[str, Recipe] = {
-    "Reshape": reshape,
-    "Flatten": flatten,
-    "Squeeze": squeeze,
-    "Unsqueeze": unsqueeze,
-    "Transpose": transpose,
-    "Expand": expand,
-    "Tile": tile,
-    "Concat": concat,
-    "Split": split,
-    "Slice": slice_,
-    "Pad": pad,
-    "Shape": shape_of,
-    "Size": size_of,
-    "ConstantOfShape": constant_of_shape,
-    "EyeLike": eye_like,
-    "Range": range_,
-    "DepthToSpace": depth_to_space,
-    "SpaceToDepth": space_to_depth,
-    "Trilu": trilu,
-    "CenterCropPad": center_crop_pad,
-}
+def register(recipes: RecipeRegistry) -> None:
+    """Add the recipes of this family."""
+    recipes.add("Identity", identity)
+    recipes.add("Reshape", reshape)
+    recipes.add("Flatten", flatten)
+    recipes.add("Squeeze", squeeze)
+    recipes.add("Unsqueeze", unsqueeze)
+    recipes.add("Transpose", transpose)
+    recipes.add("Expand", expand)
+    recipes.add("Tile", tile)
+    recipes.add("Concat", concat)
+    recipes.add("Split", split)
+    recipes.add("Slice", slice_)
+    recipes.add("Shape", shape_of)
+    recipes.add("Size", size_of)

@@ -1,5 +1,6 @@
-"""Recipes for reductions: the Reduce* family (axes as attribute up to opset 13/17, as an
-optional input after) and ArgMax/ArgMin."""
+"""Recipes of the reduction family: strategies drawing valid nodes of CumSum, TopK, ReduceSum,
+ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp,
+ReduceLogSum, ArgMax, ArgMin, every version."""
 
 from __future__ import annotations
 
@@ -7,10 +8,23 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from onnxcraft.testing.harness import Input, NodeCase
-from onnxcraft.testing.recipes._base import NodeDraw, Recipe, recipe
+from onnxcraft.ops.node_case import Input, NodeCase
+from onnxcraft.ops.recipe_api import NodeDraw, Recipe, RecipeRegistry, recipe
+from onnxcraft.ops.recipe_common import cumulative, shape_with_nonempty_axis
 
-__all__ = ["RECIPES"]
+__all__ = ["register"]
+
+
+@recipe
+def top_k(n: NodeDraw) -> NodeCase:
+    shape, axis = shape_with_nonempty_axis(n)
+    k = n.integer(0, shape[axis])
+    x = n.tensor(0, shape)  # ties go to the lower index, as the standard says
+    attrs = {"axis": axis, **n.attrs(largest=st.sampled_from([0, 1]), sorted=1)}
+    if n.version == 1:
+        return n.case([x], {**attrs, "k": k, "axis": axis % len(shape)})
+    return n.case([x, n.ints([k])], attrs)
+
 
 _FLAG = st.sampled_from([0, 1])
 
@@ -48,22 +62,22 @@ def arg_reduce(n: NodeDraw) -> NodeCase:
     return n.case([x], {"axis": axis, **attrs})
 
 
-RECIPES: dict[str, Recipe] = {
-    **dict.fromkeys(
-        (
-            "ReduceSum",
-            "ReduceMean",
-            "ReduceMax",
-            "ReduceMin",
-            "ReduceProd",
-            "ReduceL1",
-            "ReduceL2",
-            "ReduceSumSquare",
-            "ReduceLogSumExp",
-        ),
-        reduce(),
-    ),
-    "ReduceLogSum": reduce(low=0.5, high=4),
-    "ArgMax": arg_reduce,
-    "ArgMin": arg_reduce,
-}
+def register(recipes: RecipeRegistry) -> None:
+    """Add the recipes of this family."""
+    recipes.add("CumSum", cumulative)
+    recipes.add("TopK", top_k)
+    for op_type in (
+        "ReduceSum",
+        "ReduceMean",
+        "ReduceMax",
+        "ReduceMin",
+        "ReduceProd",
+        "ReduceL1",
+        "ReduceL2",
+        "ReduceSumSquare",
+        "ReduceLogSumExp",
+    ):
+        recipes.add(op_type, reduce())
+    recipes.add("ReduceLogSum", reduce(low=0.5, high=4))
+    recipes.add("ArgMax", arg_reduce)
+    recipes.add("ArgMin", arg_reduce)
