@@ -15,6 +15,7 @@ import numpy as np
 from onnxcraft import ir
 from onnxcraft.core.types import ValueType
 from onnxcraft.dtypes import element_type_of, type_string
+from onnxcraft.numerics import to_float32
 
 __all__ = ["Input", "NodeCase", "describe_value"]
 
@@ -110,8 +111,6 @@ def describe_value(value: Any) -> str:
     except (TypeError, ValueError):
         elem = str(array.dtype)
     if array.dtype.names is not None:  # low-precision types: show the values, not the bits
-        from onnxcraft.numerics import to_float32
-
         with np.errstate(all="ignore"):
             array = to_float32(array)
     text = np.array2string(array.reshape(-1)[:8], threshold=8, precision=4)

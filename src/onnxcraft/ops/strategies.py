@@ -31,6 +31,7 @@ from hypothesis.extra import numpy as hnp
 
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, storage_dtype, type_string
+from onnxcraft.numerics import to_float32
 from onnxcraft.specs.model import AttributeSpec, OpSpec
 
 __all__ = [
@@ -335,8 +336,6 @@ def _lowp_codes(
     allow_infinity: bool,
 ) -> tuple[int, ...]:
     """The storage codes of a low-precision type whose values satisfy the bounds."""
-    from onnxcraft.numerics import to_float32
-
     dtype = numpy_dtype(elem)
     storage = storage_dtype(elem)
     if elem in _SMALL_INT_RANGES:
@@ -388,8 +387,6 @@ def _lowp_arrays(
 @cache
 def _special_codes(elem: ElementType, codes: tuple[int, ...]) -> tuple[int, ...]:
     """The codes among ``codes`` worth drawing often: zeros, extremes, NaN and infinities."""
-    from onnxcraft.numerics import to_float32
-
     dtype = numpy_dtype(elem)
     storage = storage_dtype(elem)
     array = np.asarray(codes, dtype=np.int64)

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from onnxcraft.dtypes import ElementType
+from onnxcraft.numerics import from_float32
 from onnxcraft.ops.node_case import NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
 
@@ -41,8 +42,6 @@ def max_roi_pool(n: NodeDraw) -> NodeCase:
 
 
 def _as(values: np.ndarray, elem: ElementType) -> np.ndarray:
-    from onnxcraft.numerics import from_float32
-
     return from_float32(values.astype(np.float32), elem)
 
 
