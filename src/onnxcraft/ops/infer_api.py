@@ -1,9 +1,8 @@
 """The inference rule table: (domain, op_type, since_version) -> rule.
 
 A rule receives an :class:`InferenceContext` and returns one value type (or None when nothing
-is known) per output. Rules are registered explicitly by the family modules listed in
-:mod:`onnxcraft.infer.rules` (each exposes ``register(rules)``), mirroring the evaluator's
-kernel families file for file.
+is known) per output. Rules are registered explicitly, by the ``rules.py`` of each operator
+family (``ops/<family>/rules.py`` exposes ``register(rules)``), beside the family's kernels.
 
 Besides types, rules propagate *values* of small tensors (data propagation): a known value is
 a numpy array; a small integer tensor known only in part (a shape taken from a tensor with

@@ -1,8 +1,8 @@
 """The kernel table: (domain, op_type, since_version) -> numpy kernel.
 
-Kernels are registered explicitly by the family modules listed in
-:mod:`onnxcraft.evaluate.kernels` (each exposes ``register(kernels)``); nothing is found by
-scanning globals. A kernel is called as ``fn(*inputs, **attributes)`` or, when registered with
+Kernels are registered explicitly, by the ``kernels.py`` of each operator family
+(``ops/<family>/kernels.py`` exposes ``register(kernels)``); nothing is found by scanning
+globals. A kernel is called as ``fn(*inputs, **attributes)`` or, when registered with
 ``context=True``, as ``fn(ctx, *inputs, **attributes)``:
 
 - ``inputs`` are numpy arrays, ``list`` for sequences, ``dict`` for maps and ``None`` for an

@@ -5,8 +5,8 @@ it knows the cotangent of each output (the derivative of the differentiated valu
 respect to that output) and asks the node's rule for the cotangents of its inputs. A rule is
 called with one :class:`VjpCall` and returns one entry per input of the node: an array of the
 input's shape, or ``None`` where the input gets no gradient (integer shapes, indices, inputs
-the caller does not want). Rules are registered explicitly by the family modules listed in
-the ``vjp`` part of the operator families (:mod:`onnxcraft.ops`).
+the caller does not want). Rules are registered explicitly, by the ``vjp.py`` of each operator
+family that has gradients (``ops/<family>/vjp.py`` exposes ``register(rules)``).
 """
 
 from __future__ import annotations
