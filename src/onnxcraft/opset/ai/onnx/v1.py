@@ -191,8 +191,7 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
 
 def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Signature: ``ai.onnx@1::ArgMax``
 
@@ -216,8 +215,7 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
 
 def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Signature: ``ai.onnx@1::ArgMin``
 
@@ -249,9 +247,8 @@ def AveragePool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
-    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
-    output size. Padded positions count toward the divisor only when `count_include_pad` is
-    1.
+    outputs the window mean, honoring strides and padding, with the output size rounded
+    down. Padded positions never count toward the divisor.
 
     Signature: ``ai.onnx@1::AveragePool``
 
@@ -298,8 +295,9 @@ def BatchNormalization(
     spatial: int = 1,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With `is_test` set it uses the given running statistics; otherwise it uses batch
+    statistics and can also return the updated running statistics and the batch mean and
+    variance it saved.
 
     Signature: ``ai.onnx@1::BatchNormalization``
 
@@ -331,9 +329,8 @@ def BatchNormalization(
 
 
 def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED) -> _Var:
-    """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    """Converts every element to the data type named by `to`, keeping the shape; covers numeric
+    and bool conversions.
 
     Signature: ``ai.onnx@1::Cast``
 
@@ -535,8 +532,8 @@ def ConvTranspose(
 
 def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
-    blocksize^2, H * blocksize, W * blocksize). `mode` picks depth-column-row (DCR) or
-    column-row-depth (CRD) ordering of the channels.
+    blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
+    order.
 
     Signature: ``ai.onnx@1::DepthToSpace``
 
@@ -768,8 +765,7 @@ def GRU(
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
-    Y_h; `linear_before_reset` and `layout` pick the formulation and the batch-major or
-    sequence-major layout.
+    Y_h, shaped sequence-major.
 
     Signature: ``ai.onnx@1::GRU``
 
@@ -1150,8 +1146,7 @@ def LSTM(
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
-    all hidden states Y plus the final hidden and cell states; `layout` picks batch-major or
-    sequence-major shapes.
+    all hidden states Y plus the final hidden and cell states, all shaped sequence-major.
 
     Signature: ``ai.onnx@1::LSTM``
 
@@ -1346,8 +1341,8 @@ def LpPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
-    of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
-    operators.
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
 
     Signature: ``ai.onnx@1::LpPool``
 
@@ -1419,8 +1414,7 @@ def MaxPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
-    with strides, padding, dilations and `ceil_mode`. An optional second output gives the
-    flattened position of every selected maximum.
+    with strides and padding and the output size rounded down.
 
     Signature: ``ai.onnx@1::MaxPool``
 
@@ -1639,9 +1633,8 @@ def Pad(
     paddings: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
 ) -> _Var:
-    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    """Grows each axis by the counts in `paddings`, filling new cells with the constant
+    `value`, mirrored values or the edge value according to `mode`.
 
     Signature: ``ai.onnx@1::Pad``
 
@@ -2162,9 +2155,9 @@ def Reshape(
     consumed_inputs: _Seq[int] | None = None,
     shape: _Seq[int] | None = None,
 ) -> _Var:
-    """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
-    element order. One entry may be -1 (inferred from the element count) and a 0 copies the
-    input's dimension unless `allowzero` is set.
+    """Gives the data a new shape taken from the `shape` attribute without changing the element
+    order. One entry may be -1 (inferred from the element count) and a 0 copies the input's
+    dimension.
 
     Signature: ``ai.onnx@1::Reshape``
 
@@ -2215,8 +2208,7 @@ def Selu(
 
 
 def Shape(data: _rt.VarLike, /) -> _Var:
-    """Returns the input's dimensions as a 1-D int64 tensor, optionally only the slice between
-    the `start` and `end` axes.
+    """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
 
@@ -2285,9 +2277,9 @@ def Slice(
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
 ) -> _Var:
-    """Extracts a strided sub-tensor: for each axis in `axes`, keeps positions from `starts` up
-    to (not including) `ends` in increments of `steps`. Out-of-range bounds are clamped,
-    negative values count from the end and negative steps walk backwards.
+    """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
+    including) `ends`. Out-of-range bounds are clamped and negative values count from the
+    end.
 
     Signature: ``ai.onnx@1::Slice``
 
@@ -2400,7 +2392,7 @@ def Split(
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
-    input or `num_outputs` near-equal parts (the last may be smaller).
+    attribute or input, else equal parts.
 
     Signature: ``ai.onnx@1::Split``
 
@@ -2564,8 +2556,8 @@ class TopKOutputs(_NamedTuple):
 
 
 def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
-    """Returns the K largest (or smallest) values along `axis` and their int64 positions,
-    sorted by default; ties favour the lower index.
+    """Returns the `k` greatest values along `axis` and their int64 positions in descending
+    order; ties favour the lower index.
 
     Signature: ``ai.onnx@1::TopK``
 
@@ -2642,8 +2634,8 @@ def Upsample(
     mode: str = "nearest",
     width_scale: float = _rt.REQUIRED,
 ) -> _Var:
-    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation;
-    superseded by Resize.
+    """Enlarges the last two dimensions by `height_scale` and `width_scale` with nearest or
+    linear interpolation.
 
     Signature: ``ai.onnx@1::Upsample``
 

@@ -286,9 +286,8 @@ def AveragePool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
-    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
-    output size. Padded positions count toward the divisor only when `count_include_pad` is
-    1.
+    outputs the window mean, honoring strides, padding and `ceil_mode` for the output size.
+    Padded positions count toward the divisor only when `count_include_pad` is 1.
 
     Changed in version 10: Adds `ceil_mode` to round the output size up instead of down.
 
@@ -364,8 +363,8 @@ def DequantizeLinear(
     x_zero_point: _rt.VarLike | None = None,
     /,
 ) -> _Var:
-    """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
-    and zero point may be scalars, 1-D along `axis`, or blocked with `block_size`.
+    """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale, with one
+    scale and zero point for the whole tensor.
 
     Signature: ``ai.onnx@10::DequantizeLinear``
 
@@ -676,8 +675,8 @@ def QuantizeLinear(
     /,
 ) -> _Var:
     """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
-    adds `y_zero_point` and clamps to the target range. The scale and zero point may be
-    scalars, 1-D along `axis`, or blocked with `block_size`.
+    adds `y_zero_point` and clamps to the target range. One scale and zero point serve the
+    whole tensor.
 
     Signature: ``ai.onnx@10::QuantizeLinear``
 
@@ -697,9 +696,7 @@ def QuantizeLinear(
 
 
 def Resize(X: _rt.VarLike, scales: _rt.VarLike, /, *, mode: str = "nearest") -> _Var:
-    """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
-    interpolation. `coordinate_transformation_mode`, `nearest_mode`, `antialias` and related
-    attributes fix exactly which input positions each output samples.
+    """Rescales a tensor by `scales` with nearest or linear interpolation.
 
     Signature: ``ai.onnx@10::Resize``
 
@@ -888,8 +885,8 @@ class TopKOutputs(_NamedTuple):
 
 
 def TopK(X: _rt.VarLike, K: _rt.VarLike, /, *, axis: int = -1) -> TopKOutputs:
-    """Returns the K largest (or smallest) values along `axis` and their int64 positions,
-    sorted by default; ties favour the lower index.
+    """Returns the K greatest values along `axis` and their int64 positions in descending
+    order; ties favour the lower index.
 
     Changed in version 10: `k` moves from an attribute to a 1-element int64 input `K`.
 

@@ -270,8 +270,7 @@ __all__ = [
 
 def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Changed in version 11: `axis` may be negative, counting from the back.
 
@@ -297,8 +296,7 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
 
 def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Changed in version 11: `axis` may be negative, counting from the back.
 
@@ -334,9 +332,8 @@ def AveragePool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
-    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
-    output size. Padded positions count toward the divisor only when `count_include_pad` is
-    1.
+    outputs the window mean, honoring strides, padding and `ceil_mode` for the output size.
+    Padded positions count toward the divisor only when `count_include_pad` is 1.
 
     Changed in version 11: Defines `strides` to default to 1 on each spatial axis when omitted.
 
@@ -830,8 +827,7 @@ def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0)
 
 def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /) -> _Var:
     """Reads slices of `data` addressed by index tuples stored in the last dimension of
-    `indices`, after `batch_dims` shared leading dimensions. Output rank is rank(indices) +
-    rank(data) - indices.shape[-1] - 1 - batch_dims.
+    `indices`. Output rank is rank(indices) + rank(data) - indices.shape[-1] - 1.
 
     Signature: ``ai.onnx@11::GatherND``
 
@@ -1021,8 +1017,8 @@ def LpPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
-    of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
-    operators.
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
 
     Changed in version 11: Defines `strides` to default to 1 on each spatial axis when omitted.
 
@@ -1220,9 +1216,9 @@ def Pad(
     *,
     mode: str = "constant",
 ) -> _Var:
-    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    """Grows (or, with negative amounts, trims) each axis by the counts in the `pads` input,
+    filling new cells with a constant, mirrored values or the edge value according to
+    `mode`.
 
     Changed in version 11: `pads` and the constant fill value move from attributes to inputs, and T adds all integer types.
 
@@ -1544,8 +1540,8 @@ def Resize(
     nearest_mode: str = "round_prefer_floor",
 ) -> _Var:
     """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
-    interpolation. `coordinate_transformation_mode`, `nearest_mode`, `antialias` and related
-    attributes fix exactly which input positions each output samples.
+    interpolation. `coordinate_transformation_mode`, `nearest_mode` and related attributes
+    fix exactly which input positions each output samples.
 
     Changed in version 11: Adds the `roi` and optional `sizes` inputs, cubic mode, and the `coordinate_transformation_mode`, `nearest_mode`, `cubic_coeff_a`, `exclude_outside` and `extrapolation_value` attributes.
 
@@ -1916,7 +1912,7 @@ def Split(
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
-    input or `num_outputs` near-equal parts (the last may be smaller).
+    attribute, else equal parts.
 
     Changed in version 11: `axis` may be negative, counting from the back.
 

@@ -377,8 +377,7 @@ def ArgMin(
 
 def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    numeric, bool and string conversions.
 
     Changed in version 13: Adds bfloat16 to T1 and T2.
 
@@ -561,7 +560,7 @@ def DequantizeLinear(
     axis: int = 1,
 ) -> _Var:
     """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
-    and zero point may be scalars, 1-D along `axis`, or blocked with `block_size`.
+    and zero point may be scalars or 1-D along `axis`.
 
     Changed in version 13: Adds the `axis` attribute so a 1-D scale and zero point dequantize per slice along that axis.
 
@@ -1416,9 +1415,9 @@ def Pad(
     *,
     mode: str = "constant",
 ) -> _Var:
-    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    """Grows (or, with negative amounts, trims) each axis by the counts in the `pads` input,
+    filling new cells with a constant, mirrored values or the edge value according to
+    `mode`.
 
     Changed in version 13: T extends to every tensor type (bfloat16, bool, string, complex); the constant fill defaults to 0, an empty string or false.
 
@@ -1479,7 +1478,7 @@ def QuantizeLinear(
 ) -> _Var:
     """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
     adds `y_zero_point` and clamps to the target range. The scale and zero point may be
-    scalars, 1-D along `axis`, or blocked with `block_size`.
+    scalars or 1-D along `axis`.
 
     Changed in version 13: Adds the `axis` attribute so a 1-D scale and zero point quantize per slice along that axis.
 
@@ -1814,7 +1813,7 @@ def Relu(X: _rt.VarLike, /) -> _Var:
 def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
-    input's dimension unless `allowzero` is set.
+    input's dimension.
 
     Changed in version 13: Adds bfloat16 to T.
 
@@ -1851,8 +1850,8 @@ def Resize(
     nearest_mode: str = "round_prefer_floor",
 ) -> _Var:
     """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
-    interpolation. `coordinate_transformation_mode`, `nearest_mode`, `antialias` and related
-    attributes fix exactly which input positions each output samples.
+    interpolation. `coordinate_transformation_mode`, `nearest_mode` and related attributes
+    fix exactly which input positions each output samples.
 
     Changed in version 13: `roi` and `scales` become optional so exactly one of `scales`/`sizes` is given, the tf_half_pixel_for_nn mode is removed, and bfloat16 is added to T1.
 
@@ -1950,8 +1949,7 @@ def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) 
 
 
 def Shape(data: _rt.VarLike, /) -> _Var:
-    """Returns the input's dimensions as a 1-D int64 tensor, optionally only the slice between
-    the `start` and `end` axes.
+    """Returns the input's dimensions as a 1-D int64 tensor.
 
     Changed in version 13: Adds bfloat16 to T.
 
@@ -2174,7 +2172,7 @@ def Split(
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
-    input or `num_outputs` near-equal parts (the last may be smaller).
+    input, else equal parts.
 
     Changed in version 13: The part lengths move from the `split` attribute to an optional int64 input; adds bfloat16 to T.
 

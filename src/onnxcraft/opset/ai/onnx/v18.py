@@ -668,8 +668,8 @@ def Pad(
     mode: str = "constant",
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    filling new cells with a constant, mirrored values or the edge value according to
+    `mode`.
 
     Changed in version 18: Adds an optional `axes` input (int32 or int64, type Tind) so `pads` can cover only some axes.
 

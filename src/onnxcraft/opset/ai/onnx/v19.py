@@ -416,8 +416,8 @@ def AveragePool(
 
 def Cast(input: _rt.VarLike, /, *, saturate: int = 1, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    numeric, bool and string conversions. `saturate` controls out-of-range handling for the
+    float8 targets.
 
     Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T1 and T2, with the new `saturate` attribute choosing whether out-of-range float8 results clamp to the largest finite value or overflow.
 
@@ -576,7 +576,7 @@ def DequantizeLinear(
     axis: int = 1,
 ) -> _Var:
     """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
-    and zero point may be scalars, 1-D along `axis`, or blocked with `block_size`.
+    and zero point may be scalars or 1-D along `axis`.
 
     Changed in version 19: Accepts float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz inputs, and the scale type (float, float16 or bfloat16) now decides the output type.
 
@@ -842,7 +842,7 @@ def QuantizeLinear(
 ) -> _Var:
     """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
     adds `y_zero_point` and clamps to the target range. The scale and zero point may be
-    scalars, 1-D along `axis`, or blocked with `block_size`.
+    scalars or 1-D along `axis`.
 
     Changed in version 19: `y_scale` takes the input's type (float16 and bfloat16 join T1), the float8 types (float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz) become possible outputs, and `saturate` governs float8 overflow.
 

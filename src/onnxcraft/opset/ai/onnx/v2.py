@@ -241,8 +241,8 @@ def LpPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
-    of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
-    operators.
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
 
     Changed in version 2: `kernel_shape` becomes required and `p` changes from a float to an integer (default 2).
 
@@ -275,9 +275,8 @@ def Pad(
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
 ) -> _Var:
-    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
+    cells with the constant `value`, mirrored values or the edge value according to `mode`.
 
     Changed in version 2: `paddings` is renamed `pads`, laid out as all begin counts followed by all end counts, and negative counts trim the axis.
 
@@ -309,7 +308,7 @@ def Split(
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
-    input or `num_outputs` near-equal parts (the last may be smaller).
+    attribute, else equal parts.
 
     Changed in version 2: The optional `split` input is removed, leaving the `split` attribute; `axis` defaults to 0 and T extends to every tensor type.
 

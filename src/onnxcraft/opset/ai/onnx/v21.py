@@ -385,8 +385,8 @@ __all__ = [
 
 def Cast(input: _rt.VarLike, /, *, saturate: int = 1, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    numeric, bool and string conversions. `saturate` controls out-of-range handling for the
+    float8 targets.
 
     Changed in version 21: Adds int4 and uint4 to T1 and T2.
 

@@ -237,8 +237,7 @@ def GRU(
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
-    Y_h; `linear_before_reset` and `layout` pick the formulation and the batch-major or
-    sequence-major layout.
+    Y_h, shaped sequence-major; `linear_before_reset` picks the formulation.
 
     Changed in version 3: Adds `linear_before_reset`, makes `Y_h` optional as well, and corrects the `direction` default spelling to "forward".
 

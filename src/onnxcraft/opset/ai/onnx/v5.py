@@ -213,7 +213,7 @@ __all__ = [
 def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
-    input's dimension unless `allowzero` is set.
+    input's dimension.
 
     Changed in version 5: The target shape moves from the `shape` attribute to a second int64 input, `consumed_inputs` is dropped, and T extends to every tensor type.
 

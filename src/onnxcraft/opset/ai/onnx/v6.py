@@ -251,8 +251,9 @@ def BatchNormalization(
     spatial: int = 1,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With `is_test` set it uses the given running statistics; otherwise it uses batch
+    statistics and can also return the updated running statistics and the batch mean and
+    variance it saved.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts inputs with any number of spatial dimensions.
 
@@ -285,9 +286,8 @@ def BatchNormalization(
 
 
 def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
-    """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    """Converts every element to the data type named by `to`, keeping the shape; covers numeric
+    and bool conversions.
 
     Changed in version 6: `to` becomes an integer data-type code instead of a type-name string.
 

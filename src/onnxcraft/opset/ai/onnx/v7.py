@@ -305,9 +305,8 @@ def AveragePool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
-    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
-    output size. Padded positions count toward the divisor only when `count_include_pad` is
-    1.
+    outputs the window mean, honoring strides and padding, with the output size rounded
+    down. Padded positions count toward the divisor only when `count_include_pad` is 1.
 
     Changed in version 7: Adds `count_include_pad` to choose whether padded cells count toward each window's divisor.
 
@@ -355,8 +354,9 @@ def BatchNormalization(
     spatial: int = 1,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With only Y requested it uses the given running statistics; asking for the other outputs
+    selects batch statistics and returns the updated running statistics and the saved batch
+    mean and variance.
 
     Changed in version 7: Removes `is_test`; which mode applies follows from the outputs requested.
 
@@ -505,8 +505,7 @@ def GRU(
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
-    Y_h; `linear_before_reset` and `layout` pick the formulation and the batch-major or
-    sequence-major layout.
+    Y_h, shaped sequence-major; `linear_before_reset` picks the formulation.
 
     Changed in version 7: Removes `output_sequence`; `Y` is produced whenever it is requested.
 
@@ -628,8 +627,7 @@ def LSTM(
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
-    all hidden states Y plus the final hidden and cell states; `layout` picks batch-major or
-    sequence-major shapes.
+    all hidden states Y plus the final hidden and cell states, all shaped sequence-major.
 
     Changed in version 7: Removes `output_sequence`; `Y` is produced whenever it is requested.
 
@@ -922,8 +920,7 @@ def Upsample(
     mode: str = "nearest",
     scales: _Seq[float] = _rt.REQUIRED,
 ) -> _Var:
-    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation;
-    superseded by Resize.
+    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
 
     Changed in version 7: `height_scale`/`width_scale` are replaced by a `scales` list covering every dimension, linear mode generalizes to N-D, T covers all tensor types, and the operator leaves experimental status.
 

@@ -282,8 +282,8 @@ def MaxPool(
     strides: _Seq[int] | None = None,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
-    with strides, padding, dilations and `ceil_mode`. An optional second output gives the
-    flattened position of every selected maximum.
+    with strides and padding and the output size rounded down. An optional second output
+    gives the flattened position of every selected maximum.
 
     Changed in version 8: Adds the optional `Indices` output with the flattened position of each maximum, and `storage_order` to pick row- or column-major numbering.
 

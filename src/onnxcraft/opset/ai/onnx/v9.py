@@ -312,8 +312,9 @@ def BatchNormalization(
     momentum: float = 0.8999999761581421,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With only Y requested it uses the given running statistics; asking for the other outputs
+    selects batch statistics and returns the updated running statistics and the saved batch
+    mean and variance.
 
     Changed in version 9: Removes `spatial`: statistics are always per channel, taken over the batch and all spatial positions.
 
@@ -345,8 +346,7 @@ def BatchNormalization(
 
 def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    numeric, bool and string conversions.
 
     Changed in version 9: Adds string to both T1 and T2, defining number-to-text and text-to-number conversion.
 
@@ -980,8 +980,7 @@ def TfIdfVectorizer(
 
 
 def Upsample(X: _rt.VarLike, scales: _rt.VarLike, /, *, mode: str = "nearest") -> _Var:
-    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation;
-    superseded by Resize.
+    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
 
     Changed in version 9: `scales` moves from an attribute to a float tensor input.
 
