@@ -3,8 +3,9 @@
 The prose of a docstring (the summary in force at the version, then the version's change note)
 may name only inputs, outputs and attributes that the version has; the change note may also name
 what the previous version had (what it renamed or removed). A name counts as named when it is
-written in backticks, or as a plain word shaped like an identifier (with an underscore, such as
-round_mode), and it is a parameter of some version of the operator.
+written in backticks (any identifier inside them: `repeats[i]` names repeats), or as a plain
+word shaped like an identifier (with an underscore, such as round_mode), and it is a parameter
+of some version of the operator.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from onnxcraft.specs.model import OpSpec
 from tests.codegen._generated import definitions, modules
 
 _NAMED = re.compile(r"`([^`]+)`|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*)\b")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHANGE = re.compile(r"\n\s*Changed in version \d+: ")
 
 
@@ -37,7 +39,10 @@ def _history() -> dict[tuple[str, str], tuple[OpSpec, ...]]:
 
 
 def _named(text: str, candidates: set[str]) -> set[str]:
-    found = {ticked or plain for ticked, plain in _NAMED.findall(text)}
+    found: set[str] = set()
+    for ticked, plain in _NAMED.findall(text):
+        # inside backticks every identifier counts: `repeats[i]` names repeats
+        found.update(_IDENTIFIER.findall(ticked) if ticked else [plain])
     return found & candidates
 
 
@@ -61,6 +66,8 @@ def test_the_check_catches_a_later_attribute_in_an_earlier_docstring() -> None:
     assert misnamed(docstring, cast_21) == {"round_mode"}
     plain = "Converts to `to`; round_mode picks the rounding.\n\nSignature: ..."
     assert misnamed(plain, cast_21) == {"round_mode"}
+    tile_1 = specs.get("Tile", opset=1)
+    assert misnamed("Repeats `repeats[i]` times.\n\nSignature: ...", tile_1) == {"repeats"}
     # a change note may name what the previous version had
     pad_2 = specs.get("Pad", opset=2)
     assert misnamed(f"{pad_2.summary}\n    Changed in version 2: {pad_2.change}", pad_2) == set()

@@ -143,8 +143,8 @@ def Add(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
-    shape.
+    """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Add``
 
@@ -167,7 +167,9 @@ def Add(
 
 
 def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::And``
 
@@ -426,8 +428,7 @@ def Concat(*inputs: _rt.VarLike, axis: int | None = None) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -564,8 +565,8 @@ def Div(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
-    zero.
+    """C = A / B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Div``
 
@@ -656,7 +657,9 @@ def Equal(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise equality test producing a boolean tensor. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Equal``
 
@@ -799,7 +802,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -836,7 +839,8 @@ def Gemm(
     transB: int = 0,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
-    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+    optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
+    `broadcast` is set, which lets a smaller C stretch to it.
 
     Signature: ``ai.onnx@1::Gemm``
 
@@ -926,7 +930,9 @@ def Greater(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Greater``
 
@@ -978,8 +984,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1210,7 +1217,9 @@ def LeakyRelu(
 
 
 def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Less``
 
@@ -1253,8 +1262,9 @@ def Log(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1385,7 +1395,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Max``
 
@@ -1467,7 +1477,7 @@ def MaxRoiPool(
 
 
 def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Mean``
 
@@ -1487,7 +1497,7 @@ def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var
 
 
 def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Min``
 
@@ -1515,7 +1525,8 @@ def Mul(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A * B elementwise, with numpy-style broadcasting.
+    """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Mul``
 
@@ -1575,7 +1586,9 @@ def Not(X: _rt.VarLike, /) -> _Var:
 
 
 def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Or``
 
@@ -1604,8 +1617,8 @@ def PRelu(
     *,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
-    broadcast to the input's shape.
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
+    one value shared by all elements or one value per channel.
 
     Signature: ``ai.onnx@1::PRelu``
 
@@ -1656,8 +1669,9 @@ def Pad(
 
 
 def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
-    type.
+    """Raises X to the power Y elementwise; the result has X's type. Both operands share one
+    shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Pow``
 
@@ -2304,7 +2318,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
@@ -2465,7 +2481,8 @@ def Sub(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A - B elementwise, with numpy-style broadcasting.
+    """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Sub``
 
@@ -2488,7 +2505,7 @@ def Sub(
 
 
 def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Sum``
 
@@ -2528,8 +2545,8 @@ def Tanh(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> 
 
 
 def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /) -> _Var:
-    """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
-    broadcasting.
+    """Repeats the input along the single dimension given by the `axis` input, as many times as
+    `tiles` says.
 
     Signature: ``ai.onnx@1::Tile``
 
@@ -2658,7 +2675,9 @@ def Upsample(
 
 
 def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Xor``
 

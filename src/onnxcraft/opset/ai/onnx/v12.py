@@ -1669,8 +1669,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Changed in version 11: `axis` may be negative, counting from the back; the input is still flattened to 2-D around `axis`.
 
@@ -2004,8 +2005,9 @@ def Log(input: _rt.VarLike, /) -> _Var:
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Changed in version 11: `axis` may be negative, counting from the back; the input is still flattened to 2-D around `axis`.
 
@@ -3563,9 +3565,8 @@ def ScatterElements(
     axis: int = 0,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
-    coordinate comes from `indices` (other coordinates are the element's own), optionally
-    combining with the existing value by add, mul, max or min. The inverse of
-    GatherElements.
+    coordinate comes from `indices` (other coordinates are the element's own). The inverse
+    of GatherElements.
 
     Signature: ``ai.onnx@11::ScatterElements``
 
@@ -3592,8 +3593,7 @@ def ScatterElements(
 
 def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
-    tuples in `indices`, optionally combining with the existing values by add, mul, max or
-    min. The inverse of GatherND.
+    tuples in `indices`. The inverse of GatherND.
 
     Signature: ``ai.onnx@11::ScatterND``
 
@@ -3972,7 +3972,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Changed in version 11: `axis` may be negative, counting from the back; the input is still flattened to 2-D around `axis`.
 

@@ -3615,9 +3615,8 @@ def ScatterElements(
     axis: int = 0,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
-    coordinate comes from `indices` (other coordinates are the element's own), optionally
-    combining with the existing value by add, mul, max or min. The inverse of
-    GatherElements.
+    coordinate comes from `indices` (other coordinates are the element's own). The inverse
+    of GatherElements.
 
     Changed in version 13: Adds bfloat16 to T.
 
@@ -3646,8 +3645,7 @@ def ScatterElements(
 
 def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
-    tuples in `indices`, optionally combining with the existing values by add, mul, max or
-    min. The inverse of GatherND.
+    tuples in `indices`. The inverse of GatherND.
 
     Changed in version 13: Adds bfloat16 to T.
 

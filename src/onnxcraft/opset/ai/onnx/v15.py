@@ -2793,8 +2793,7 @@ def Optional(input: _rt.VarLike | None = None, /, *, type: _rt.TypeLike | None =
 
 
 def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
-    """Unwraps the value held by an optional (an empty optional is an error); a plain tensor or
-    sequence is passed through.
+    """Unwraps the value held by an optional; an empty optional is an error.
 
     Signature: ``ai.onnx@15::OptionalGetElement``
 
@@ -2833,8 +2832,8 @@ def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
 
 
 def OptionalHasElement(input: _rt.VarLike, /) -> _Var:
-    """Returns a boolean scalar: true when the optional input holds a value or the input is a
-    plain tensor or sequence, false when it is empty or absent.
+    """Returns a boolean scalar: true when the optional input holds a value, false when it is
+    empty.
 
     Signature: ``ai.onnx@15::OptionalHasElement``
 
@@ -3831,9 +3830,8 @@ def ScatterElements(
     axis: int = 0,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
-    coordinate comes from `indices` (other coordinates are the element's own), optionally
-    combining with the existing value by add, mul, max or min. The inverse of
-    GatherElements.
+    coordinate comes from `indices` (other coordinates are the element's own). The inverse
+    of GatherElements.
 
     Changed in version 13: Adds bfloat16 to T.
 
@@ -3862,8 +3860,7 @@ def ScatterElements(
 
 def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
-    tuples in `indices`, optionally combining with the existing values by add, mul, max or
-    min. The inverse of GatherND.
+    tuples in `indices`. The inverse of GatherND.
 
     Changed in version 13: Adds bfloat16 to T.
 

@@ -3100,8 +3100,7 @@ def Optional(input: _rt.VarLike | None = None, /, *, type: _rt.TypeLike | None =
 
 
 def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
-    """Unwraps the value held by an optional (an empty optional is an error); a plain tensor or
-    sequence is passed through.
+    """Unwraps the value held by an optional; an empty optional is an error.
 
     Signature: ``ai.onnx@15::OptionalGetElement``
 
@@ -3140,8 +3139,8 @@ def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
 
 
 def OptionalHasElement(input: _rt.VarLike, /) -> _Var:
-    """Returns a boolean scalar: true when the optional input holds a value or the input is a
-    plain tensor or sequence, false when it is empty or absent.
+    """Returns a boolean scalar: true when the optional input holds a value, false when it is
+    empty.
 
     Signature: ``ai.onnx@15::OptionalHasElement``
 
@@ -4178,8 +4177,7 @@ def ScatterElements(
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
     coordinate comes from `indices` (other coordinates are the element's own), optionally
-    combining with the existing value by add, mul, max or min. The inverse of
-    GatherElements.
+    combining with the existing value by add or mul. The inverse of GatherElements.
 
     Changed in version 16: Adds the `reduction` attribute (none, add or mul) for combining updates with existing values.
 
@@ -4216,8 +4214,8 @@ def ScatterND(
     reduction: str = "none",
 ) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
-    tuples in `indices`, optionally combining with the existing values by add, mul, max or
-    min. The inverse of GatherND.
+    tuples in `indices`, optionally combining with the existing values by add or mul. The
+    inverse of GatherND.
 
     Changed in version 16: Adds the `reduction` attribute (none, add or mul) for combining updates with existing values.
 

@@ -143,8 +143,8 @@ def Add(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
-    shape.
+    """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Add``
 
@@ -167,7 +167,9 @@ def Add(
 
 
 def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::And``
 
@@ -431,8 +433,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -569,8 +570,8 @@ def Div(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
-    zero.
+    """C = A / B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Div``
 
@@ -661,7 +662,9 @@ def Equal(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise equality test producing a boolean tensor. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Equal``
 
@@ -808,7 +811,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -845,7 +848,8 @@ def Gemm(
     transB: int = 0,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
-    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+    optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
+    `broadcast` is set, which lets a smaller C stretch to it.
 
     Signature: ``ai.onnx@1::Gemm``
 
@@ -937,7 +941,9 @@ def Greater(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Greater``
 
@@ -989,8 +995,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1221,7 +1228,9 @@ def LeakyRelu(
 
 
 def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Less``
 
@@ -1264,8 +1273,9 @@ def Log(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1398,7 +1408,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Max``
 
@@ -1480,7 +1490,7 @@ def MaxRoiPool(
 
 
 def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Mean``
 
@@ -1500,7 +1510,7 @@ def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var
 
 
 def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Min``
 
@@ -1528,7 +1538,8 @@ def Mul(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A * B elementwise, with numpy-style broadcasting.
+    """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Mul``
 
@@ -1588,7 +1599,9 @@ def Not(X: _rt.VarLike, /) -> _Var:
 
 
 def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Or``
 
@@ -1617,8 +1630,8 @@ def PRelu(
     *,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
-    broadcast to the input's shape.
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
+    one value shared by all elements or one value per channel.
 
     Signature: ``ai.onnx@1::PRelu``
 
@@ -1671,8 +1684,9 @@ def Pad(
 
 
 def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
-    type.
+    """Raises X to the power Y elementwise; the result has X's type. Both operands share one
+    shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Pow``
 
@@ -2315,7 +2329,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
@@ -2479,7 +2495,8 @@ def Sub(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A - B elementwise, with numpy-style broadcasting.
+    """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Sub``
 
@@ -2502,7 +2519,7 @@ def Sub(
 
 
 def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Sum``
 
@@ -2542,8 +2559,8 @@ def Tanh(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> 
 
 
 def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /) -> _Var:
-    """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
-    broadcasting.
+    """Repeats the input along the single dimension given by the `axis` input, as many times as
+    `tiles` says.
 
     Signature: ``ai.onnx@1::Tile``
 
@@ -2672,7 +2689,9 @@ def Upsample(
 
 
 def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Xor``
 

@@ -136,8 +136,8 @@ def Abs(X: _rt.VarLike, /) -> _Var:
 
 
 def Add(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
-    shape.
+    """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -162,7 +162,9 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
 
 
 def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::And``
 
@@ -427,8 +429,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -557,8 +558,9 @@ def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
 
 
 def Div(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
-    zero.
+    """C = A / B elementwise; integer division truncates toward zero. Both operands share one
+    shape unless `broadcast` is set; then B is stretched to A's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T, with integer division truncating toward zero.
 
@@ -646,7 +648,9 @@ def Equal(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise equality test producing a boolean tensor. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Equal``
 
@@ -791,7 +795,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -828,7 +832,8 @@ def Gemm(
     transB: int = 0,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
-    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+    optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
+    `broadcast` is set, which lets a smaller C stretch to it.
 
     Changed in version 6: Drops the legacy note that C may be updated in place; the computation is unchanged.
 
@@ -922,7 +927,9 @@ def Greater(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Greater``
 
@@ -974,8 +981,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1201,7 +1209,9 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
 
 
 def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Less``
 
@@ -1243,8 +1253,9 @@ def Log(input: _rt.VarLike, /) -> _Var:
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1377,7 +1388,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Max(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1458,7 +1469,7 @@ def MaxRoiPool(
 
 
 def Mean(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1477,7 +1488,7 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
 
 
 def Min(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1496,7 +1507,8 @@ def Min(*data_0: _rt.VarLike) -> _Var:
 
 
 def Mul(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A * B elementwise, with numpy-style broadcasting.
+    """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -1558,7 +1570,9 @@ def Not(X: _rt.VarLike, /) -> _Var:
 
 
 def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Or``
 
@@ -1581,8 +1595,8 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast:
 
 
 def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
-    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
-    broadcast to the input's shape.
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
+    one value shared by all elements or one value per channel.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1634,8 +1648,9 @@ def Pad(
 
 
 def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
-    type.
+    """Raises X to the power Y elementwise; the result has X's type. Both operands share one
+    shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Pow``
 
@@ -2275,7 +2290,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
@@ -2430,7 +2447,8 @@ def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
 
 
 def Sub(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A - B elementwise, with numpy-style broadcasting.
+    """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -2455,7 +2473,7 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
 
 
 def Sum(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -2627,7 +2645,9 @@ def Upsample(
 
 
 def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Xor``
 

@@ -483,8 +483,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -848,7 +847,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -1020,8 +1019,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1287,8 +1287,9 @@ def Log(input: _rt.VarLike, /) -> _Var:
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1421,7 +1422,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Max(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1502,7 +1503,7 @@ def MaxRoiPool(
 
 
 def Mean(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -1521,7 +1522,7 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
 
 
 def Min(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -2359,7 +2360,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
@@ -2535,7 +2538,7 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Sum(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 

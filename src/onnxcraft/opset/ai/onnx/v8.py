@@ -485,8 +485,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -873,7 +872,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -1045,8 +1044,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1312,8 +1312,9 @@ def Log(input: _rt.VarLike, /) -> _Var:
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -2263,9 +2264,10 @@ def Scan(
     num_scan_inputs: int = _rt.REQUIRED,
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
-    """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
-    state values between iterations, and stacks each iteration's scan outputs. Directions
-    and axes are configurable per scan input and output.
+    """Iterates the `body` graph over slices of the scan inputs along axis 1 (axis 0 is a batch
+    axis, with per-entry lengths from the optional `sequence_lens`), carrying state values
+    between iterations, and stacks each iteration's scan outputs. `directions` picks forward
+    or reverse per scan input.
 
     Signature: ``ai.onnx@8::Scan``
 
@@ -2434,7 +2436,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 

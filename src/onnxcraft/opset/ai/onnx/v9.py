@@ -582,8 +582,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Changed in version 9: T grows from float16, float and double to every tensor element type, including integers, bool, string and complex.
 
@@ -1067,7 +1066,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -1242,8 +1241,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1529,8 +1529,9 @@ def Log(input: _rt.VarLike, /) -> _Var:
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1974,8 +1975,7 @@ def OneHot(
     axis: int = -1,
 ) -> _Var:
     """Expands integer `indices` into one-hot vectors of length `depth` inserted at `axis`,
-    writing values[1] at the indexed position and values[0] elsewhere; negative indices
-    count back from `depth`.
+    writing values[1] at the indexed position and values[0] elsewhere.
 
     Signature: ``ai.onnx@9::OneHot``
 
@@ -2872,7 +2872,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
