@@ -1,4 +1,5 @@
-"""The project's own prose in the spec files: a summary per operator, a change note per version.
+"""The project's own prose in the spec files: a summary per operator (and per version where it
+changes), a change note per version.
 
 The structural facts come from onnx.defs; the prose is written by the project. These tests keep
 it present, short and in shape, and make sure none of it was copied from onnx's documentation:
@@ -52,6 +53,8 @@ def _prose(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(where, text) for the summary and every change note of one spec file."""
     yield "summary", document.get("summary", "")
     for version in document["versions"]:
+        if "summary" in version:
+            yield f"summary of version {version['since_version']}", version["summary"]
         if "change" in version:
             yield f"change of version {version['since_version']}", version["change"]
 
@@ -90,13 +93,33 @@ def test_the_copy_check_catches_copied_text() -> None:
 
 @pytest.mark.parametrize(("path", "document"), DOCUMENTS, ids=IDS)
 def test_summary_is_one_to_three_sentences(path: Path, document: dict[str, Any]) -> None:
-    summary = document.get("summary", "")
-    assert summary == summary.strip() and summary, f"{path.name}: no summary"
-    assert "\n" not in summary, f"{path.name}: the summary spans several lines"
-    low, high = SUMMARY_CHARS
-    assert low <= len(summary) <= high, f"{path.name}: summary of {len(summary)} characters"
-    assert summary.endswith("."), f"{path.name}: the summary does not end with a period"
-    assert 1 <= _sentences(summary) <= 3, f"{path.name}: {_sentences(summary)} sentences"
+    summaries = [("summary", document.get("summary", ""))] + [
+        (f"summary of version {version['since_version']}", version["summary"])
+        for version in document["versions"]
+        if "summary" in version
+    ]
+    for which, summary in summaries:
+        where = f"{path.name} {which}"
+        assert summary == summary.strip() and summary, f"{where}: empty"
+        assert "\n" not in summary, f"{where}: spans several lines"
+        low, high = SUMMARY_CHARS
+        assert low <= len(summary) <= high, f"{where}: {len(summary)} characters"
+        assert summary.endswith("."), f"{where}: does not end with a period"
+        assert 1 <= _sentences(summary) <= 3, f"{where}: {_sentences(summary)} sentences"
+
+
+@pytest.mark.parametrize(("path", "document"), DOCUMENTS, ids=IDS)
+def test_a_version_summary_differs_from_the_one_it_replaces(
+    path: Path, document: dict[str, Any]
+) -> None:
+    first, *_ = document["versions"]
+    assert "summary" not in first, f"{path.name}: the operator's summary covers the first version"
+    in_force = document.get("summary", "")
+    for version in document["versions"]:
+        if "summary" in version:
+            where = f"{path.name} version {version['since_version']}"
+            assert version["summary"] != in_force, f"{where}: repeats the summary in force"
+            in_force = version["summary"]
 
 
 @pytest.mark.parametrize(("path", "document"), DOCUMENTS, ids=IDS)

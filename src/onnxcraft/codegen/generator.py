@@ -1,9 +1,9 @@
 """Python source for one opset module, generated from the operator specs.
 
-A module for (domain, opset N) exposes every operator valid at N. Operators whose version in
-force at N is new since the previous module are defined here; the others are re-exported from
-the previous module with :func:`onnxcraft.opset._runtime.rebind`. Generated bodies only pack
-arguments and call the runtime: every check lives in the core.
+A module for (domain, opset N) defines every operator valid at N with the signature and the
+docstring of the version in force at N, so that a static reader (an IDE's jump-to-definition,
+mypy, pyright) lands on that version's own ``def``. Generated bodies only pack arguments and
+call the runtime: every check lives in the core.
 """
 
 from __future__ import annotations
@@ -192,27 +192,18 @@ def _function(spec: Any, domain_label: str) -> tuple[str, str | None]:
 
 def generate_module(
     *,
-    package: str,
     domain: str,
     opset: int,
     specs_here: Iterable[Any],
-    previous: tuple[str, set[str]] | None,
     relative_path: str,
 ) -> ModuleSource:
     """Source of the module of ``domain`` at ``opset``.
 
-    ``specs_here`` are the specs in force at this opset (one per exported operator);
-    ``previous`` is (module name, exported names) of the module of the previous opset.
+    ``specs_here`` are the specs in force at this opset, one per exported operator; each is
+    defined in full, so the module imports no other opset module.
     """
     domain_label = domain or "ai.onnx"
     specs_sorted = sorted(specs_here, key=lambda s: s.name)
-    defined: list[Any] = []
-    reexported: list[str] = []
-    for spec in specs_sorted:
-        if previous is not None and spec.name in previous[1] and spec.since_version < opset:
-            reexported.append(spec.name)
-        else:
-            defined.append(spec)
     parts = [
         HEADER,
         f'"""{domain_label} operators at opset {opset}: one typed function per operator valid '
@@ -224,22 +215,13 @@ def generate_module(
         "import numpy.typing as _npt\n\n",
         "from onnxcraft.core.var import Var as _Var\n",
         "from onnxcraft.opset import _runtime as _rt\n",
+        f"\n_DOMAIN = {_literal(domain)}\n_OPSET = {opset}\n",
     ]
-    if previous is not None and reexported:
-        parts.append(f"from {previous[0]} import (\n")
-        parts.extend(f"    {name} as _{name},\n" for name in reexported)
-        parts.append(")\n")
-    parts.append(f"\n_DOMAIN = {_literal(domain)}\n_OPSET = {opset}\n")
     names = [s.name for s in specs_sorted]
     parts.append("\n__all__ = [\n" + "".join(f"    {_literal(n)},\n" for n in names) + "]\n")
-    for spec in defined:
+    for spec in specs_sorted:
         function, result_class = _function(spec, domain_label)
         if result_class:
             parts.append("\n\n" + result_class)
         parts.append("\n\n" + function)
-    if reexported:
-        parts.append(
-            "\n\n# Unchanged since an earlier opset: the same functions, recording this opset.\n"
-        )
-        parts.extend(f"{name} = _rt.rebind(_{name}, _OPSET)\n" for name in reexported)
     return ModuleSource(relative_path, "".join(parts), tuple(names))

@@ -21,26 +21,21 @@ def module_path(domain: str) -> str:
 
 
 def generate_domain(
-    domain: str, package: str, folder: str, registry: SpecRegistry | None = None
+    domain: str, folder: str, registry: SpecRegistry | None = None
 ) -> list[ModuleSource]:
-    """One module per opset of ``domain``, each re-exporting what did not change."""
+    """One self-contained module per opset of ``domain``."""
     registry = registry or default_registry()
     sources: list[ModuleSource] = []
-    previous: tuple[str, set[str]] | None = None
     for opset in range(1, registry.max_opset(domain) + 1):
         names = registry.ops_at(domain, opset)
         here = [registry.get(name, domain, opset) for name in names]
-        module_name = f"{package}.{folder.replace('/', '.')}.v{opset}"
         source = generate_module(
-            package=package,
             domain=domain,
             opset=opset,
             specs_here=here,
-            previous=previous,
             relative_path=f"{folder}/v{opset}.py",
         )
         sources.append(source)
-        previous = (module_name, set(source.exported))
     return sources
 
 
@@ -72,7 +67,7 @@ def _package_inits(sources: list[ModuleSource]) -> list[ModuleSource]:
 def generate_standard() -> list[ModuleSource]:
     sources: list[ModuleSource] = []
     for domain in STANDARD_DOMAINS:
-        sources.extend(generate_domain(domain, "onnxcraft.opset", module_path(domain)))
+        sources.extend(generate_domain(domain, module_path(domain)))
     return sources + _package_inits(sources)
 
 

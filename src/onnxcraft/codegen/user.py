@@ -76,11 +76,9 @@ def load_opset(
     here = [registry.get(name, chosen, version) for name in registry.ops_at(chosen, version)]
     name = f"onnxcraft.opset.user.{chosen.replace('.', '_')}.v{version}"
     source = generate_module(
-        package="onnxcraft.opset.user",
         domain=chosen,
         opset=version,
         specs_here=here,
-        previous=None,  # self-contained: every operator is defined in this one module
         relative_path=f"{name}.py",
     )
     module = types.ModuleType(name, f"{chosen} operators at opset {version}, from {root}")
@@ -135,7 +133,7 @@ def generate_user_package(spec_root: str | Path, package: str) -> list[ModuleSou
     folders: dict[str, list[int]] = {}
     for domain in domains:
         folder = domain.replace(".", "/")
-        modules = generate_domain(domain, package, folder, registry)
+        modules = generate_domain(domain, folder, registry)
         files.extend(modules)
         parts = folder.split("/")
         for depth in range(1, len(parts)):

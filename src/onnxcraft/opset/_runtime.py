@@ -1,14 +1,11 @@
 """What generated opset modules call: the only code they depend on.
 
 Generated functions pack their arguments and call :func:`emit1`, :func:`emit_tuple` or
-:func:`emit_named`; every check and all inference happen in the core. :func:`rebind` lets the
-module of opset N re-export an unchanged operator from opset N-1 while recording opset N on the
-nodes it emits (the function's code is shared, only its module-level ``_OPSET`` differs).
+:func:`emit_named` with their module's opset; every check and all inference happen in the core.
 """
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -31,7 +28,6 @@ __all__ = [
     "emit1",
     "emit_named",
     "emit_tuple",
-    "rebind",
 ]
 
 VarLike = Var | npt.ArrayLike
@@ -39,14 +35,10 @@ DTypeLike = npt.DTypeLike | ElementType
 GraphLike = Callable[..., Any] | Body
 TypeLike = Tensor | SparseTensor | SequenceType | Optional | Map
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 # Default of required attributes: leaving one out is an OpAttributeError naming the operator
 # (Python's own "missing keyword-only argument" would not say which ONNX rule was broken).
 REQUIRED: Any = _REQUIRED_SENTINEL
 N = TypeVar("N")
-
-_rebound_globals: dict[tuple[int, int], dict[str, Any]] = {}
 
 
 def emit1(
@@ -73,21 +65,3 @@ def emit_named(
     result: Callable[..., N],
 ) -> N:
     return result(*emit(key, opset, inputs, attributes))
-
-
-def rebind(fn: F, opset: int) -> F:
-    """The same operator function, emitting nodes that record ``opset``."""
-    source = fn.__globals__
-    key = (id(source), opset)
-    namespace = _rebound_globals.get(key)
-    if namespace is None:
-        namespace = dict(source)
-        namespace["_OPSET"] = opset
-        _rebound_globals[key] = namespace
-    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__kwdefaults__ = fn.__kwdefaults__
-    clone.__doc__ = fn.__doc__
-    clone.__annotations__ = fn.__annotations__
-    clone.__module__ = fn.__module__
-    clone.__qualname__ = fn.__qualname__
-    return clone  # type: ignore[return-value]

@@ -4,9 +4,9 @@
 
 Structural facts (versions, inputs, outputs, type constraints, attributes and defaults,
 function bodies) are taken from the installed onnx. The project's own prose already in the
-files — each operator's ``summary``, each version's ``change`` note and any ``description`` —
-is kept, so a new ONNX release is one command plus a review of the diff. Documentation text of
-onnx is never copied.
+files — each operator's ``summary``, each version's own ``summary`` and ``change`` note, and
+any ``description`` — is kept, so a new ONNX release is one command plus a review of the diff.
+Documentation text of onnx is never copied.
 """
 
 from __future__ import annotations
@@ -141,6 +141,8 @@ def _version(schema: Any, previous: dict[str, Any] | None) -> dict[str, Any]:
 
 def _keep_prose(entry: dict[str, Any], previous: dict[str, Any]) -> None:
     """Carry the project's own words over from the existing file."""
+    if previous.get("summary"):
+        entry["summary"] = previous["summary"]
     if previous.get("change"):
         entry["change"] = previous["change"]
     for key in ("inputs", "outputs", "attributes", "type_constraints"):

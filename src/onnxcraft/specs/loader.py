@@ -119,6 +119,10 @@ def load_file(path: Path, root: Path) -> tuple[OpSpec, ...]:
     seen = [v["since_version"] for v in versions]
     if len(set(seen)) != len(seen):
         raise SpecError(f"{path}: versions: since_version repeated in {seen}")
-    return tuple(
-        _version(domain, document["name"], document.get("summary", ""), v) for v in versions
-    )
+    specs = []
+    summary = document.get("summary", "")
+    for version in versions:
+        # A version's own summary holds from that version on, until a later one gives its own.
+        summary = version.get("summary", summary)
+        specs.append(_version(domain, document["name"], summary, version))
+    return tuple(specs)

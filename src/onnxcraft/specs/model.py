@@ -55,7 +55,7 @@ class OpSpec:
     domain: str  # "" for ai.onnx
     name: str
     since_version: int
-    summary: str = ""
+    summary: str = ""  # in force at this version: its own, an earlier one's, or the operator's
     change: str = ""
     deprecated: bool = False
     support_level: str = "COMMON"

@@ -143,8 +143,8 @@ def Add(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
-    shape.
+    """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Add``
 
@@ -167,7 +167,9 @@ def Add(
 
 
 def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::And``
 
@@ -191,8 +193,7 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
 
 def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Signature: ``ai.onnx@1::ArgMax``
 
@@ -216,8 +217,7 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
 
 def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
-    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
-    unless `select_last_index` is set.
+    when `keepdims` is 1 and dropping it otherwise.
 
     Signature: ``ai.onnx@1::ArgMin``
 
@@ -249,9 +249,8 @@ def AveragePool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
-    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
-    output size. Padded positions count toward the divisor only when `count_include_pad` is
-    1.
+    outputs the window mean, honoring strides and padding, with the output size rounded
+    down. Padded positions never count toward the divisor.
 
     Signature: ``ai.onnx@1::AveragePool``
 
@@ -298,8 +297,9 @@ def BatchNormalization(
     spatial: int = 1,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With `is_test` set it uses the given running statistics; otherwise it uses batch
+    statistics and can also return the updated running statistics and the batch mean and
+    variance it saved.
 
     Signature: ``ai.onnx@1::BatchNormalization``
 
@@ -331,9 +331,8 @@ def BatchNormalization(
 
 
 def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED) -> _Var:
-    """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    """Converts every element to the data type named by `to`, keeping the shape; covers numeric
+    and bool conversions.
 
     Signature: ``ai.onnx@1::Cast``
 
@@ -429,8 +428,7 @@ def Concat(*inputs: _rt.VarLike, axis: int | None = None) -> _Var:
 
 
 def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
-    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
-    scalar or 1-D list of floats, ints or strings.
+    """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
 
@@ -535,8 +533,8 @@ def ConvTranspose(
 
 def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
-    blocksize^2, H * blocksize, W * blocksize). `mode` picks depth-column-row (DCR) or
-    column-row-depth (CRD) ordering of the channels.
+    blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
+    order.
 
     Signature: ``ai.onnx@1::DepthToSpace``
 
@@ -567,8 +565,8 @@ def Div(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
-    zero.
+    """C = A / B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Div``
 
@@ -659,7 +657,9 @@ def Equal(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise equality test producing a boolean tensor. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Equal``
 
@@ -768,8 +768,7 @@ def GRU(
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
-    Y_h; `linear_before_reset` and `layout` pick the formulation and the batch-major or
-    sequence-major layout.
+    Y_h, shaped sequence-major.
 
     Signature: ``ai.onnx@1::GRU``
 
@@ -803,7 +802,7 @@ def GRU(
 
 def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
-    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+    indexed axis is replaced by the indices' shape.
 
     Signature: ``ai.onnx@1::Gather``
 
@@ -840,7 +839,8 @@ def Gemm(
     transB: int = 0,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
-    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+    optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
+    `broadcast` is set, which lets a smaller C stretch to it.
 
     Signature: ``ai.onnx@1::Gemm``
 
@@ -930,7 +930,9 @@ def Greater(
     axis: int | None = None,
     broadcast: int = 0,
 ) -> _Var:
-    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Greater``
 
@@ -982,8 +984,9 @@ def HardSigmoid(
 
 
 def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """Marks, along `axis`, the first position holding the maximum with 1 and every other
-    position with 0; the output keeps the input's shape.
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
 
     Signature: ``ai.onnx@1::Hardmax``
 
@@ -1150,8 +1153,7 @@ def LSTM(
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
-    all hidden states Y plus the final hidden and cell states; `layout` picks batch-major or
-    sequence-major shapes.
+    all hidden states Y plus the final hidden and cell states, all shaped sequence-major.
 
     Signature: ``ai.onnx@1::LSTM``
 
@@ -1215,7 +1217,9 @@ def LeakyRelu(
 
 
 def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+    """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Less``
 
@@ -1258,8 +1262,9 @@ def Log(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
 
 
 def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
-    input's shape.
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
 
     Signature: ``ai.onnx@1::LogSoftmax``
 
@@ -1346,8 +1351,8 @@ def LpPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
-    of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
-    operators.
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
 
     Signature: ``ai.onnx@1::LpPool``
 
@@ -1390,7 +1395,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
 
 
 def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Max``
 
@@ -1419,8 +1424,7 @@ def MaxPool(
     strides: _Seq[int] | None = None,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
-    with strides, padding, dilations and `ceil_mode`. An optional second output gives the
-    flattened position of every selected maximum.
+    with strides and padding and the output size rounded down.
 
     Signature: ``ai.onnx@1::MaxPool``
 
@@ -1473,7 +1477,7 @@ def MaxRoiPool(
 
 
 def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Mean``
 
@@ -1493,7 +1497,7 @@ def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var
 
 
 def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Min``
 
@@ -1521,7 +1525,8 @@ def Mul(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A * B elementwise, with numpy-style broadcasting.
+    """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Mul``
 
@@ -1581,7 +1586,9 @@ def Not(X: _rt.VarLike, /) -> _Var:
 
 
 def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
 
     Signature: ``ai.onnx@1::Or``
 
@@ -1610,8 +1617,8 @@ def PRelu(
     *,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
-    broadcast to the input's shape.
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
+    one value shared by all elements or one value per channel.
 
     Signature: ``ai.onnx@1::PRelu``
 
@@ -1639,9 +1646,8 @@ def Pad(
     paddings: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
 ) -> _Var:
-    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
-    filling new cells with a constant, mirrored values, the edge value or wrapped-around
-    data according to `mode`.
+    """Grows each axis by the counts in `paddings`, filling new cells with the constant
+    `value`, mirrored values or the edge value according to `mode`.
 
     Signature: ``ai.onnx@1::Pad``
 
@@ -1663,8 +1669,9 @@ def Pad(
 
 
 def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
-    type.
+    """Raises X to the power Y elementwise; the result has X's type. Both operands share one
+    shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Pow``
 
@@ -2162,9 +2169,9 @@ def Reshape(
     consumed_inputs: _Seq[int] | None = None,
     shape: _Seq[int] | None = None,
 ) -> _Var:
-    """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
-    element order. One entry may be -1 (inferred from the element count) and a 0 copies the
-    input's dimension unless `allowzero` is set.
+    """Gives the data a new shape taken from the `shape` attribute without changing the element
+    order. One entry may be -1 (inferred from the element count) and a 0 copies the input's
+    dimension.
 
     Signature: ``ai.onnx@1::Reshape``
 
@@ -2215,8 +2222,7 @@ def Selu(
 
 
 def Shape(data: _rt.VarLike, /) -> _Var:
-    """Returns the input's dimensions as a 1-D int64 tensor, optionally only the slice between
-    the `start` and `end` axes.
+    """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
 
@@ -2285,9 +2291,9 @@ def Slice(
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
 ) -> _Var:
-    """Extracts a strided sub-tensor: for each axis in `axes`, keeps positions from `starts` up
-    to (not including) `ends` in increments of `steps`. Out-of-range bounds are clamped,
-    negative values count from the end and negative steps walk backwards.
+    """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
+    including) `ends`. Out-of-range bounds are clamped and negative values count from the
+    end.
 
     Signature: ``ai.onnx@1::Slice``
 
@@ -2312,7 +2318,9 @@ def Slice(
 
 
 def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
-    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
 
     Signature: ``ai.onnx@1::Softmax``
 
@@ -2400,7 +2408,7 @@ def Split(
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
-    input or `num_outputs` near-equal parts (the last may be smaller).
+    attribute or input, else equal parts.
 
     Signature: ``ai.onnx@1::Split``
 
@@ -2473,7 +2481,8 @@ def Sub(
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
 ) -> _Var:
-    """C = A - B elementwise, with numpy-style broadcasting.
+    """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Sub``
 
@@ -2496,7 +2505,7 @@ def Sub(
 
 
 def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Sum``
 
@@ -2536,8 +2545,8 @@ def Tanh(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> 
 
 
 def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /) -> _Var:
-    """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
-    broadcasting.
+    """Repeats the input along the single dimension given by the `axis` input, as many times as
+    `tiles` says.
 
     Signature: ``ai.onnx@1::Tile``
 
@@ -2564,8 +2573,8 @@ class TopKOutputs(_NamedTuple):
 
 
 def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
-    """Returns the K largest (or smallest) values along `axis` and their int64 positions,
-    sorted by default; ties favour the lower index.
+    """Returns the `k` greatest values along `axis` and their int64 positions in descending
+    order; ties favour the lower index.
 
     Signature: ``ai.onnx@1::TopK``
 
@@ -2642,8 +2651,8 @@ def Upsample(
     mode: str = "nearest",
     width_scale: float = _rt.REQUIRED,
 ) -> _Var:
-    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation;
-    superseded by Resize.
+    """Enlarges the last two dimensions by `height_scale` and `width_scale` with nearest or
+    linear interpolation.
 
     Signature: ``ai.onnx@1::Upsample``
 
@@ -2666,7 +2675,9 @@ def Upsample(
 
 
 def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+    """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
 
     Signature: ``ai.onnx@1::Xor``
 

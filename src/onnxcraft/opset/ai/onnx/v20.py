@@ -11,185 +11,6 @@ import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
 from onnxcraft.opset import _runtime as _rt
-from onnxcraft.opset.ai.onnx.v19 import (
-    Abs as _Abs,
-    Acos as _Acos,
-    Acosh as _Acosh,
-    Add as _Add,
-    And as _And,
-    ArgMax as _ArgMax,
-    ArgMin as _ArgMin,
-    Asin as _Asin,
-    Asinh as _Asinh,
-    Atan as _Atan,
-    Atanh as _Atanh,
-    AveragePool as _AveragePool,
-    BatchNormalization as _BatchNormalization,
-    Bernoulli as _Bernoulli,
-    BitShift as _BitShift,
-    BitwiseAnd as _BitwiseAnd,
-    BitwiseNot as _BitwiseNot,
-    BitwiseOr as _BitwiseOr,
-    BitwiseXor as _BitwiseXor,
-    BlackmanWindow as _BlackmanWindow,
-    Cast as _Cast,
-    CastLike as _CastLike,
-    Ceil as _Ceil,
-    Celu as _Celu,
-    CenterCropPad as _CenterCropPad,
-    Clip as _Clip,
-    Col2Im as _Col2Im,
-    Compress as _Compress,
-    Concat as _Concat,
-    ConcatFromSequence as _ConcatFromSequence,
-    Constant as _Constant,
-    Conv as _Conv,
-    ConvInteger as _ConvInteger,
-    ConvTranspose as _ConvTranspose,
-    Cos as _Cos,
-    Cosh as _Cosh,
-    CumSum as _CumSum,
-    DeformConv as _DeformConv,
-    DepthToSpace as _DepthToSpace,
-    DequantizeLinear as _DequantizeLinear,
-    Det as _Det,
-    Div as _Div,
-    Dropout as _Dropout,
-    DynamicQuantizeLinear as _DynamicQuantizeLinear,
-    Einsum as _Einsum,
-    Elu as _Elu,
-    Equal as _Equal,
-    Erf as _Erf,
-    Exp as _Exp,
-    Expand as _Expand,
-    EyeLike as _EyeLike,
-    Flatten as _Flatten,
-    Floor as _Floor,
-    GRU as _GRU,
-    Gather as _Gather,
-    GatherElements as _GatherElements,
-    GatherND as _GatherND,
-    Gemm as _Gemm,
-    GlobalAveragePool as _GlobalAveragePool,
-    GlobalLpPool as _GlobalLpPool,
-    GlobalMaxPool as _GlobalMaxPool,
-    Greater as _Greater,
-    GreaterOrEqual as _GreaterOrEqual,
-    HammingWindow as _HammingWindow,
-    HannWindow as _HannWindow,
-    HardSigmoid as _HardSigmoid,
-    HardSwish as _HardSwish,
-    Hardmax as _Hardmax,
-    Identity as _Identity,
-    If as _If,
-    InstanceNormalization as _InstanceNormalization,
-    LRN as _LRN,
-    LSTM as _LSTM,
-    LayerNormalization as _LayerNormalization,
-    LeakyRelu as _LeakyRelu,
-    Less as _Less,
-    LessOrEqual as _LessOrEqual,
-    Log as _Log,
-    LogSoftmax as _LogSoftmax,
-    Loop as _Loop,
-    LpNormalization as _LpNormalization,
-    LpPool as _LpPool,
-    MatMul as _MatMul,
-    MatMulInteger as _MatMulInteger,
-    Max as _Max,
-    MaxPool as _MaxPool,
-    MaxRoiPool as _MaxRoiPool,
-    MaxUnpool as _MaxUnpool,
-    Mean as _Mean,
-    MeanVarianceNormalization as _MeanVarianceNormalization,
-    MelWeightMatrix as _MelWeightMatrix,
-    Min as _Min,
-    Mish as _Mish,
-    Mod as _Mod,
-    Mul as _Mul,
-    Multinomial as _Multinomial,
-    Neg as _Neg,
-    NegativeLogLikelihoodLoss as _NegativeLogLikelihoodLoss,
-    NonMaxSuppression as _NonMaxSuppression,
-    NonZero as _NonZero,
-    Not as _Not,
-    OneHot as _OneHot,
-    Optional as _Optional,
-    OptionalGetElement as _OptionalGetElement,
-    OptionalHasElement as _OptionalHasElement,
-    Or as _Or,
-    PRelu as _PRelu,
-    Pad as _Pad,
-    Pow as _Pow,
-    QLinearConv as _QLinearConv,
-    QLinearMatMul as _QLinearMatMul,
-    QuantizeLinear as _QuantizeLinear,
-    RNN as _RNN,
-    RandomNormal as _RandomNormal,
-    RandomNormalLike as _RandomNormalLike,
-    RandomUniform as _RandomUniform,
-    RandomUniformLike as _RandomUniformLike,
-    Range as _Range,
-    Reciprocal as _Reciprocal,
-    ReduceL1 as _ReduceL1,
-    ReduceL2 as _ReduceL2,
-    ReduceLogSum as _ReduceLogSum,
-    ReduceLogSumExp as _ReduceLogSumExp,
-    ReduceMean as _ReduceMean,
-    ReduceProd as _ReduceProd,
-    ReduceSum as _ReduceSum,
-    ReduceSumSquare as _ReduceSumSquare,
-    Relu as _Relu,
-    Reshape as _Reshape,
-    Resize as _Resize,
-    ReverseSequence as _ReverseSequence,
-    RoiAlign as _RoiAlign,
-    Round as _Round,
-    STFT as _STFT,
-    Scan as _Scan,
-    ScatterElements as _ScatterElements,
-    ScatterND as _ScatterND,
-    Selu as _Selu,
-    SequenceAt as _SequenceAt,
-    SequenceConstruct as _SequenceConstruct,
-    SequenceEmpty as _SequenceEmpty,
-    SequenceErase as _SequenceErase,
-    SequenceInsert as _SequenceInsert,
-    SequenceLength as _SequenceLength,
-    SequenceMap as _SequenceMap,
-    Shape as _Shape,
-    Shrink as _Shrink,
-    Sigmoid as _Sigmoid,
-    Sign as _Sign,
-    Sin as _Sin,
-    Sinh as _Sinh,
-    Size as _Size,
-    Slice as _Slice,
-    Softmax as _Softmax,
-    SoftmaxCrossEntropyLoss as _SoftmaxCrossEntropyLoss,
-    Softplus as _Softplus,
-    Softsign as _Softsign,
-    SpaceToDepth as _SpaceToDepth,
-    Split as _Split,
-    SplitToSequence as _SplitToSequence,
-    Sqrt as _Sqrt,
-    Squeeze as _Squeeze,
-    StringNormalizer as _StringNormalizer,
-    Sub as _Sub,
-    Sum as _Sum,
-    Tan as _Tan,
-    Tanh as _Tanh,
-    TfIdfVectorizer as _TfIdfVectorizer,
-    ThresholdedRelu as _ThresholdedRelu,
-    Tile as _Tile,
-    TopK as _TopK,
-    Transpose as _Transpose,
-    Trilu as _Trilu,
-    Unique as _Unique,
-    Unsqueeze as _Unsqueeze,
-    Where as _Where,
-    Xor as _Xor,
-)
 
 _DOMAIN = ""
 _OPSET = 20
@@ -388,6 +209,86 @@ __all__ = [
 ]
 
 
+def Abs(X: _rt.VarLike, /) -> _Var:
+    """Returns |X| for every element; the output keeps the shape and element type of X.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Abs``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Abs", 13), _OPSET, (X,), {})
+
+
+def Acos(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
+    [-1, 1].
+
+    Signature: ``ai.onnx@7::Acos``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+
+
+def Acosh(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse hyperbolic cosine of a floating-point tensor (defined for values >=
+    1).
+
+    Signature: ``ai.onnx@9::Acosh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Acosh", 9), _OPSET, (input,), {})
+
+
+def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
+    shape.
+
+    Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
+
+    Signature: ``ai.onnx@14::Add``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Add", 14), _OPSET, (A, B,), {})
+
+
 def AffineGrid(theta: _rt.VarLike, size: _rt.VarLike, /, *, align_corners: int = 0) -> _Var:
     """Builds a normalized sampling grid from a batch of affine matrices `theta` (N x 2 x 3 for
     2-D, N x 3 x 4 for 3-D) and a target `size`, producing (N, H, W, 2) or (N, D, H, W, 3)
@@ -411,6 +312,760 @@ def AffineGrid(theta: _rt.VarLike, size: _rt.VarLike, /, *, align_corners: int =
         T2: tensor(int64)
     """
     return _rt.emit1(("", "AffineGrid", 20), _OPSET, (theta, size,), {"align_corners": align_corners})
+
+
+def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::And``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+
+
+def ArgMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    keepdims: int = 1,
+    select_last_index: int = 0,
+) -> _Var:
+    """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
+    unless `select_last_index` is set.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::ArgMax``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+        select_last_index: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ArgMax", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+
+
+def ArgMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    keepdims: int = 1,
+    select_last_index: int = 0,
+) -> _Var:
+    """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
+    unless `select_last_index` is set.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::ArgMin``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+        select_last_index: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ArgMin", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+
+
+def Asin(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
+    [-1, 1].
+
+    Signature: ``ai.onnx@7::Asin``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+
+
+def Asinh(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse hyperbolic sine of a floating-point tensor.
+
+    Signature: ``ai.onnx@9::Asinh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Asinh", 9), _OPSET, (input,), {})
+
+
+def Atan(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse tangent, in radians, of a floating-point tensor.
+
+    Signature: ``ai.onnx@7::Atan``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+
+
+def Atanh(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse hyperbolic tangent of a floating-point tensor (defined on the open
+    interval (-1, 1)).
+
+    Signature: ``ai.onnx@9::Atanh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Atanh", 9), _OPSET, (input,), {})
+
+
+def AveragePool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    ceil_mode: int = 0,
+    count_include_pad: int = 0,
+    dilations: _Seq[int] | None = None,
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
+    outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
+    output size. Padded positions count toward the divisor only when `count_include_pad` is
+    1.
+
+    Changed in version 19: Adds the `dilations` attribute.
+
+    Signature: ``ai.onnx@19::AveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        ceil_mode: INT, default 0
+        count_include_pad: INT, default 0
+        dilations: INTS, optional
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "AveragePool", 19), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+class BatchNormalizationOutputs(_NamedTuple):
+    """The outputs of BatchNormalization (version 15)."""
+
+    Y: _Var
+    running_mean: _Var
+    running_var: _Var
+
+
+def BatchNormalization(
+    X: _rt.VarLike,
+    scale: _rt.VarLike,
+    B: _rt.VarLike,
+    input_mean: _rt.VarLike,
+    input_var: _rt.VarLike,
+    /,
+    *,
+    epsilon: float = 9.999999747378752e-06,
+    momentum: float = 0.8999999761581421,
+    training_mode: int = 0,
+) -> BatchNormalizationOutputs:
+    """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
+    In inference mode it uses the given running statistics; with `training_mode` it uses
+    batch statistics and can also return the momentum-updated running mean and variance.
+
+    Changed in version 15: `scale`/`B` (T1) and the mean/variance inputs and outputs (T2) get independent floating-point type parameters.
+
+    Signature: ``ai.onnx@15::BatchNormalization``
+
+    Inputs:
+        X: T
+        scale: T1
+        B: T1
+        input_mean: T2
+        input_var: T2
+
+    Outputs:
+        Y: T
+        running_mean: T2, optional
+        running_var: T2, optional
+
+    Attributes:
+        epsilon: FLOAT, default 9.999999747378752e-06
+        momentum: FLOAT, default 0.8999999761581421
+        training_mode: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+        T1: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit_named(("", "BatchNormalization", 15), _OPSET, (X, scale, B, input_mean, input_var,), {"epsilon": epsilon, "momentum": momentum, "training_mode": training_mode}, BatchNormalizationOutputs)
+
+
+def Bernoulli(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    seed: float | None = None,
+) -> _Var:
+    """Draws 0/1 samples, one per element, where each input value is the probability of a 1;
+    the output has the input's shape and the type chosen by `dtype` (default: the input
+    type).
+
+    Signature: ``ai.onnx@15::Bernoulli``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(bfloat16), tensor(uint8),
+                tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(bool)
+    """
+    return _rt.emit1(("", "Bernoulli", 15), _OPSET, (input,), {"dtype": dtype, "seed": seed})
+
+
+def BitShift(X: _rt.VarLike, Y: _rt.VarLike, /, *, direction: str = _rt.REQUIRED) -> _Var:
+    """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
+    with numpy-style broadcasting.
+
+    Signature: ``ai.onnx@11::BitShift``
+
+    Inputs:
+        X: T
+        Y: T
+
+    Outputs:
+        Z: T
+
+    Attributes:
+        direction: STRING, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64)
+    """
+    return _rt.emit1(("", "BitShift", 11), _OPSET, (X, Y,), {"direction": direction})
+
+
+def BitwiseAnd(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Bitwise AND of two integer tensors, elementwise with numpy-style broadcasting.
+
+    Signature: ``ai.onnx@18::BitwiseAnd``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "BitwiseAnd", 18), _OPSET, (A, B,), {})
+
+
+def BitwiseNot(X: _rt.VarLike, /) -> _Var:
+    """Flips every bit of each element of an integer tensor.
+
+    Signature: ``ai.onnx@18::BitwiseNot``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "BitwiseNot", 18), _OPSET, (X,), {})
+
+
+def BitwiseOr(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Bitwise OR of two integer tensors, elementwise with numpy-style broadcasting.
+
+    Signature: ``ai.onnx@18::BitwiseOr``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "BitwiseOr", 18), _OPSET, (A, B,), {})
+
+
+def BitwiseXor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Bitwise exclusive OR of two integer tensors, elementwise with numpy-style broadcasting.
+
+    Signature: ``ai.onnx@18::BitwiseXor``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "BitwiseXor", 18), _OPSET, (A, B,), {})
+
+
+def BlackmanWindow(
+    size: _rt.VarLike,
+    /,
+    *,
+    output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    periodic: int = 1,
+) -> _Var:
+    """Generates a 1-D Blackman window whose length is the scalar `size` input, in periodic
+    (default) or symmetric form, with the element type picked by `output_datatype`.
+
+    Signature: ``ai.onnx@17::BlackmanWindow``
+
+    Inputs:
+        size: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        output_datatype: INT, default 1
+        periodic: INT, default 1
+
+    Type constraints:
+        T1: tensor(int32), tensor(int64)
+        T2: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "BlackmanWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+
+
+def Cast(input: _rt.VarLike, /, *, saturate: int = 1, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+    """Converts every element to the data type named by `to`, keeping the shape; covers
+    numeric, bool and string conversions. `saturate` controls out-of-range handling for the
+    float8 targets.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T1 and T2, with the new `saturate` attribute choosing whether out-of-range float8 results clamp to the largest finite value or overflow.
+
+    Signature: ``ai.onnx@19::Cast``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        saturate: INT, default 1
+        to: INT, required
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool), tensor(string), tensor(bfloat16),
+                tensor(float8e4m3fn), tensor(float8e4m3fnuz), tensor(float8e5m2),
+                tensor(float8e5m2fnuz)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool), tensor(string), tensor(bfloat16),
+                tensor(float8e4m3fn), tensor(float8e4m3fnuz), tensor(float8e5m2),
+                tensor(float8e5m2fnuz)
+    """
+    return _rt.emit1(("", "Cast", 19), _OPSET, (input,), {"saturate": saturate, "to": to})
+
+
+def CastLike(input: _rt.VarLike, target_type: _rt.VarLike, /, *, saturate: int = 1) -> _Var:
+    """Converts `input` to the element type of `target_type` (whose values are ignored), with
+    the same conversion rules as Cast.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T1 and T2, together with the `saturate` attribute known from Cast.
+
+    Signature: ``ai.onnx@19::CastLike``
+
+    Inputs:
+        input: T1
+        target_type: T2
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        saturate: INT, default 1
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool), tensor(string), tensor(bfloat16),
+                tensor(float8e4m3fn), tensor(float8e4m3fnuz), tensor(float8e5m2),
+                tensor(float8e5m2fnuz)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool), tensor(string), tensor(bfloat16),
+                tensor(float8e4m3fn), tensor(float8e4m3fnuz), tensor(float8e5m2),
+                tensor(float8e5m2fnuz)
+    """
+    return _rt.emit1(("", "CastLike", 19), _OPSET, (input, target_type,), {"saturate": saturate})
+
+
+def Ceil(X: _rt.VarLike, /) -> _Var:
+    """Rounds each element of a floating-point tensor up to the nearest integral value.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Ceil``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Ceil", 13), _OPSET, (X,), {})
+
+
+def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+    """Continuously differentiable exponential linear unit, elementwise: x where x >= 0, and
+    alpha * (exp(x / alpha) - 1) for negative x.
+
+    Signature: ``ai.onnx@12::Celu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float)
+    """
+    return _rt.emit1(("", "Celu", 12), _OPSET, (X,), {"alpha": alpha})
+
+
+def CenterCropPad(
+    input_data: _rt.VarLike,
+    shape: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+) -> _Var:
+    """Brings the listed `axes` of a tensor to the sizes in `shape` by cutting or zero-filling
+    symmetrically around the center; other axes are kept.
+
+    Signature: ``ai.onnx@18::CenterCropPad``
+
+    Inputs:
+        input_data: T
+        shape: Tind
+
+    Outputs:
+        output_data: T
+
+    Attributes:
+        axes: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "CenterCropPad", 18), _OPSET, (input_data, shape,), {"axes": axes})
+
+
+def Clip(
+    input: _rt.VarLike,
+    min: _rt.VarLike | None = None,
+    max: _rt.VarLike | None = None,
+    /,
+) -> _Var:
+    """Limits every element to the range [min, max]; a missing bound leaves that side open.
+    When min exceeds max every element becomes max.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Clip``
+
+    Inputs:
+        input: T
+        min: T, optional
+        max: T, optional
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Clip", 13), _OPSET, (input, min, max,), {})
+
+
+def Col2Im(
+    input: _rt.VarLike,
+    image_shape: _rt.VarLike,
+    block_shape: _rt.VarLike,
+    /,
+    *,
+    dilations: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Inverse of an im2col unfolding: scatters the column blocks of an (N, C *
+    prod(block_shape), L) tensor back into an (N, C, *image_shape) image, summing
+    overlapping contributions, with strides, pads and dilations as in convolution.
+
+    Signature: ``ai.onnx@18::Col2Im``
+
+    Inputs:
+        input: T
+        image_shape: tensor(int64)
+        block_shape: tensor(int64)
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dilations: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Col2Im", 18), _OPSET, (input, image_shape, block_shape,), {"dilations": dilations, "pads": pads, "strides": strides})
+
+
+def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None = None) -> _Var:
+    """Keeps the slices of `input` along `axis` whose entry in the 1-D boolean `condition` is
+    true; without `axis` it works on the flattened input. Entries beyond the length of
+    `condition` are dropped.
+
+    Changed in version 11: `axis` may be negative, counting from the back.
+
+    Signature: ``ai.onnx@11::Compress``
+
+    Inputs:
+        input: T
+        condition: T1
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Compress", 11), _OPSET, (input, condition,), {"axis": axis})
+
+
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+    """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
+    dimension.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Concat``
+
+    Inputs:
+        inputs: T, variadic
+
+    Outputs:
+        concat_result: T
+
+    Attributes:
+        axis: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Concat", 13), _OPSET, (*inputs,), {"axis": axis})
+
+
+def ConcatFromSequence(
+    input_sequence: _rt.VarLike,
+    /,
+    *,
+    axis: int = _rt.REQUIRED,
+    new_axis: int = 0,
+) -> _Var:
+    """Joins the tensors of a sequence along `axis`, or stacks them along a freshly inserted
+    axis when `new_axis` is 1.
+
+    Signature: ``ai.onnx@11::ConcatFromSequence``
+
+    Inputs:
+        input_sequence: S
+
+    Outputs:
+        concat_result: T
+
+    Attributes:
+        axis: INT, required
+        new_axis: INT, default 0
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "ConcatFromSequence", 11), _OPSET, (input_sequence,), {"axis": axis, "new_axis": new_axis})
+
+
+def Constant(
+    *,
+    sparse_value: _Any | None = None,
+    value: _npt.ArrayLike | None = None,
+    value_float: float | None = None,
+    value_floats: _Seq[float] | None = None,
+    value_int: int | None = None,
+    value_ints: _Seq[int] | None = None,
+    value_string: str | None = None,
+    value_strings: _Seq[str] | None = None,
+) -> _Var:
+    """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
+    scalar or 1-D list of floats, ints or strings.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T.
+
+    Signature: ``ai.onnx@19::Constant``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        sparse_value: SPARSE_TENSOR, optional
+        value: TENSOR, optional
+        value_float: FLOAT, optional
+        value_floats: FLOATS, optional
+        value_int: INT, optional
+        value_ints: INTS, optional
+        value_string: STRING, optional
+        value_strings: STRINGS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+    """
+    return _rt.emit1(("", "Constant", 19), _OPSET, (), {"sparse_value": sparse_value, "value": value, "value_float": value_float, "value_floats": value_floats, "value_int": value_int, "value_ints": value_ints, "value_string": value_string, "value_strings": value_strings})
 
 
 def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = None) -> _Var:
@@ -438,6 +1093,202 @@ def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = Non
                 tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
     """
     return _rt.emit1(("", "ConstantOfShape", 20), _OPSET, (input,), {"value": value})
+
+
+def Conv(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
+    C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
+    `auto_pad`, dilations and channel `group`s determine the output layout.
+
+    Changed in version 11: Defines the defaults that were left open: `strides` and `dilations` are 1 on each spatial axis when omitted.
+
+    Signature: ``ai.onnx@11::Conv``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Conv", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def ConvInteger(
+    x: _rt.VarLike,
+    w: _rt.VarLike,
+    x_zero_point: _rt.VarLike | None = None,
+    w_zero_point: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Convolution on 8-bit integer data and weights after subtracting their zero points,
+    accumulating into an int32 output; spatial attributes follow Conv.
+
+    Signature: ``ai.onnx@10::ConvInteger``
+
+    Inputs:
+        x: T1
+        w: T2
+        x_zero_point: T1, optional
+        w_zero_point: T2, optional
+
+    Outputs:
+        y: T3
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T1: tensor(int8), tensor(uint8)
+        T2: tensor(int8), tensor(uint8)
+        T3: tensor(int32)
+    """
+    return _rt.emit1(("", "ConvInteger", 10), _OPSET, (x, w, x_zero_point, w_zero_point,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def ConvTranspose(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    output_padding: _Seq[int] | None = None,
+    output_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
+    W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
+    input. The output extent comes from strides, pads, `output_padding` and dilations, or is
+    fixed through `output_shape`.
+
+    Changed in version 11: Defines the defaults that were left open: `strides` and `dilations` are 1 on each spatial axis when omitted.
+
+    Signature: ``ai.onnx@11::ConvTranspose``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        output_padding: INTS, optional
+        output_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ConvTranspose", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+
+
+def Cos(input: _rt.VarLike, /) -> _Var:
+    """Elementwise cosine of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Cos``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+
+
+def Cosh(input: _rt.VarLike, /) -> _Var:
+    """Elementwise hyperbolic cosine of a floating-point tensor.
+
+    Signature: ``ai.onnx@9::Cosh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Cosh", 9), _OPSET, (input,), {})
+
+
+def CumSum(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse: int = 0) -> _Var:
+    """Running sum of `x` along the scalar `axis` input; `exclusive` shifts the sum by one
+    position (starting from 0) and `reverse` runs it from the end of the axis.
+
+    Changed in version 14: Adds float16 and bfloat16 to T.
+
+    Signature: ``ai.onnx@14::CumSum``
+
+    Inputs:
+        x: T
+        axis: T2
+
+    Outputs:
+        y: T
+
+    Attributes:
+        exclusive: INT, default 0
+        reverse: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+        T2: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "CumSum", 14), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse})
 
 
 def DFT(
@@ -477,6 +1328,585 @@ def DFT(
     return _rt.emit1(("", "DFT", 20), _OPSET, (input, dft_length, axis,), {"inverse": inverse, "onesided": onesided})
 
 
+def DeformConv(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    offset: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    mask: _rt.VarLike | None = None,
+    /,
+    *,
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    offset_group: int = 1,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Deformable convolution: each kernel tap samples X at its regular location shifted by
+    learned `offset`s (bilinear interpolation), optionally weighted by a modulation `mask`,
+    before the usual weighted sum with W and bias.
+
+    Signature: ``ai.onnx@19::DeformConv``
+
+    Inputs:
+        X: T
+        W: T
+        offset: T
+        B: T, optional
+        mask: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        offset_group: INT, default 1
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "DeformConv", 19), _OPSET, (X, W, offset, B, mask,), {"dilations": dilations, "group": group, "kernel_shape": kernel_shape, "offset_group": offset_group, "pads": pads, "strides": strides})
+
+
+def DepthToSpace(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    mode: str = "DCR",
+) -> _Var:
+    """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
+    blocksize^2, H * blocksize, W * blocksize). `mode` picks depth-column-row (DCR) or
+    column-row-depth (CRD) ordering of the channels.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::DepthToSpace``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+        mode: STRING, default 'DCR'
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "DepthToSpace", 13), _OPSET, (input,), {"blocksize": blocksize, "mode": mode})
+
+
+def DequantizeLinear(
+    x: _rt.VarLike,
+    x_scale: _rt.VarLike,
+    x_zero_point: _rt.VarLike | None = None,
+    /,
+    *,
+    axis: int = 1,
+) -> _Var:
+    """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
+    and zero point may be scalars or 1-D along `axis`.
+
+    Changed in version 19: Accepts float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz inputs, and the scale type (float, float16 or bfloat16) now decides the output type.
+
+    Signature: ``ai.onnx@19::DequantizeLinear``
+
+    Inputs:
+        x: T1
+        x_scale: T2
+        x_zero_point: T1, optional
+
+    Outputs:
+        y: T2
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T1: tensor(int8), tensor(uint8), tensor(int32), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+        T2: tensor(float), tensor(float16), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "DequantizeLinear", 19), _OPSET, (x, x_scale, x_zero_point,), {"axis": axis})
+
+
+def Det(X: _rt.VarLike, /) -> _Var:
+    """Determinant of each square matrix held in the last two dimensions of the input; leading
+    dimensions are batch dimensions.
+
+    Signature: ``ai.onnx@11::Det``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Det", 11), _OPSET, (X,), {})
+
+
+def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
+    zero.
+
+    Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
+
+    Signature: ``ai.onnx@14::Div``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Div", 14), _OPSET, (A, B,), {})
+
+
+class DropoutOutputs(_NamedTuple):
+    """The outputs of Dropout (version 13)."""
+
+    output: _Var
+    mask: _Var
+
+
+def Dropout(
+    data: _rt.VarLike,
+    ratio: _rt.VarLike | None = None,
+    training_mode: _rt.VarLike | None = None,
+    /,
+    *,
+    seed: int | None = None,
+) -> DropoutOutputs:
+    """In training mode zeroes each element with probability `ratio` and scales the survivors
+    by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
+    keep-mask.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Dropout``
+
+    Inputs:
+        data: T
+        ratio: T1, optional
+        training_mode: T2, optional
+
+    Outputs:
+        output: T
+        mask: T2, optional
+
+    Attributes:
+        seed: INT, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(bool)
+    """
+    return _rt.emit_named(("", "Dropout", 13), _OPSET, (data, ratio, training_mode,), {"seed": seed}, DropoutOutputs)
+
+
+class DynamicQuantizeLinearOutputs(_NamedTuple):
+    """The outputs of DynamicQuantizeLinear (version 11)."""
+
+    y: _Var
+    y_scale: _Var
+    y_zero_point: _Var
+
+
+def DynamicQuantizeLinear(x: _rt.VarLike, /) -> DynamicQuantizeLinearOutputs:
+    """Quantizes a float tensor to uint8, deriving the scale and zero point from the tensor's
+    own min/max range (widened to contain 0), and returns the data together with both
+    parameters.
+
+    Signature: ``ai.onnx@11::DynamicQuantizeLinear``
+
+    Inputs:
+        x: T1
+
+    Outputs:
+        y: T2
+        y_scale: tensor(float)
+        y_zero_point: T2
+
+    Type constraints:
+        T1: tensor(float)
+        T2: tensor(uint8)
+    """
+    return _rt.emit_named(("", "DynamicQuantizeLinear", 11), _OPSET, (x,), {}, DynamicQuantizeLinearOutputs)
+
+
+def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED) -> _Var:
+    """Contracts any number of tensors according to an Einstein summation `equation` such as
+    "ij,jk->ik", covering products, transposes, traces and reductions.
+
+    Signature: ``ai.onnx@12::Einsum``
+
+    Inputs:
+        Inputs: T, variadic
+
+    Outputs:
+        Output: T
+
+    Attributes:
+        equation: STRING, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "Einsum", 12), _OPSET, (*Inputs,), {"equation": equation})
+
+
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+    """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
+    otherwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Elu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+
+
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 19: Adds string to T.
+
+    Signature: ``ai.onnx@19::Equal``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool), tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64),
+                tensor(int8), tensor(int16), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16), tensor(string)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Equal", 19), _OPSET, (A, B,), {})
+
+
+def Erf(input: _rt.VarLike, /) -> _Var:
+    """Gauss error function of each element of a floating-point tensor.
+
+    Changed in version 13: Adds bfloat16 to T and drops every integer type, so T is floating point only.
+
+    Signature: ``ai.onnx@13::Erf``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Erf", 13), _OPSET, (input,), {})
+
+
+def Exp(input: _rt.VarLike, /) -> _Var:
+    """Natural exponential e^x of every element.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Exp``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Exp", 13), _OPSET, (input,), {})
+
+
+def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+    """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
+    result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
+    the input's extent.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Expand``
+
+    Inputs:
+        input: T
+        shape: tensor(int64)
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Expand", 13), _OPSET, (input, shape,), {})
+
+
+def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int = 0) -> _Var:
+    """Creates a 2-D tensor with the shape of the input holding ones on the k-th diagonal and
+    zeros elsewhere, in the type set by `dtype` or else the input's type.
+
+    Signature: ``ai.onnx@9::EyeLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        k: INT, default 0
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool)
+    """
+    return _rt.emit1(("", "EyeLike", 9), _OPSET, (input,), {"dtype": dtype, "k": k})
+
+
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
+    dimension and the rest into the second.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Flatten``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Flatten", 13), _OPSET, (input,), {"axis": axis})
+
+
+def Floor(X: _rt.VarLike, /) -> _Var:
+    """Rounds each element of a floating-point tensor down to the nearest integral value.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Floor``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Floor", 13), _OPSET, (X,), {})
+
+
+class GRUOutputs(_NamedTuple):
+    """The outputs of GRU (version 14)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def GRU(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    layout: int = 0,
+    linear_before_reset: int = 0,
+) -> GRUOutputs:
+    """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
+    with update, reset and hidden gates. Returns all hidden states Y and the final state
+    Y_h; `linear_before_reset` and `layout` pick the formulation and the batch-major or
+    sequence-major layout.
+
+    Changed in version 14: Adds the `layout` attribute for batch-first shapes.
+
+    Signature: ``ai.onnx@14::GRU``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        layout: INT, default 0
+        linear_before_reset: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "GRU", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout, "linear_before_reset": linear_before_reset}, GRUOutputs)
+
+
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+    """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
+    indexed axis is replaced by the indices' shape. Negative indices count from the end.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Gather``
+
+    Inputs:
+        data: T
+        indices: Tind
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Gather", 13), _OPSET, (data, indices,), {"axis": axis})
+
+
+def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+    """Elementwise indexing along one `axis`: output[i][j]... takes data at the same position
+    except that the `axis` coordinate comes from `indices`, so the output has the shape of
+    `indices`.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::GatherElements``
+
+    Inputs:
+        data: T
+        indices: Tind
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "GatherElements", 13), _OPSET, (data, indices,), {"axis": axis})
+
+
+def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /, *, batch_dims: int = 0) -> _Var:
+    """Reads slices of `data` addressed by index tuples stored in the last dimension of
+    `indices`, after `batch_dims` shared leading dimensions. Output rank is rank(indices) +
+    rank(data) - indices.shape[-1] - 1 - batch_dims.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::GatherND``
+
+    Inputs:
+        data: T
+        indices: tensor(int64)
+
+    Outputs:
+        output: T
+
+    Attributes:
+        batch_dims: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims})
+
+
 def Gelu(X: _rt.VarLike, /, *, approximate: str = "none") -> _Var:
     """Gaussian error linear unit x * Phi(x) applied elementwise, either exact (via erf) or
     with the tanh approximation selected by `approximate`.
@@ -496,6 +1926,150 @@ def Gelu(X: _rt.VarLike, /, *, approximate: str = "none") -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
     return _rt.emit1(("", "Gelu", 20), _OPSET, (X,), {"approximate": approximate})
+
+
+def Gemm(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    C: _rt.VarLike | None = None,
+    /,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    transA: int = 0,
+    transB: int = 0,
+) -> _Var:
+    """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
+    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Gemm``
+
+    Inputs:
+        A: T
+        B: T
+        C: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+        beta: FLOAT, default 1.0
+        transA: INT, default 0
+        transB: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
+                tensor(int32), tensor(int64), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Gemm", 13), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+
+
+def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+    """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
+    1, ...).
+
+    Signature: ``ai.onnx@1::GlobalAveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+
+
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+    """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
+    C, D1, ...) into (N, C, 1, ...).
+
+    Changed in version 2: `p` changes from a float to an integer (default 2).
+
+    Signature: ``ai.onnx@2::GlobalLpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+
+
+def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+    """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
+    into (N, C, 1, ...).
+
+    Signature: ``ai.onnx@1::GlobalMaxPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+
+
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Greater``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Greater", 13), _OPSET, (A, B,), {})
+
+
+def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A >= B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 16: Adds bfloat16 to T; the function body is rewritten for opset 16.
+
+    Signature: ``ai.onnx@16::GreaterOrEqual``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "GreaterOrEqual", 16), _OPSET, (A, B,), {})
 
 
 def GridSample(
@@ -537,6 +2111,241 @@ def GridSample(
     return _rt.emit1(("", "GridSample", 20), _OPSET, (X, grid,), {"align_corners": align_corners, "mode": mode, "padding_mode": padding_mode})
 
 
+def HammingWindow(
+    size: _rt.VarLike,
+    /,
+    *,
+    output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    periodic: int = 1,
+) -> _Var:
+    """Generates a 1-D Hamming window whose length is the scalar `size` input, in periodic
+    (default) or symmetric form, with the element type picked by `output_datatype`.
+
+    Signature: ``ai.onnx@17::HammingWindow``
+
+    Inputs:
+        size: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        output_datatype: INT, default 1
+        periodic: INT, default 1
+
+    Type constraints:
+        T1: tensor(int32), tensor(int64)
+        T2: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "HammingWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+
+
+def HannWindow(
+    size: _rt.VarLike,
+    /,
+    *,
+    output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    periodic: int = 1,
+) -> _Var:
+    """Generates a 1-D Hann window whose length is the scalar `size` input, in periodic
+    (default) or symmetric form, with the element type picked by `output_datatype`.
+
+    Signature: ``ai.onnx@17::HannWindow``
+
+    Inputs:
+        size: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        output_datatype: INT, default 1
+        periodic: INT, default 1
+
+    Type constraints:
+        T1: tensor(int32), tensor(int64)
+        T2: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "HannWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+
+
+def HardSigmoid(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 0.20000000298023224,
+    beta: float = 0.5,
+) -> _Var:
+    """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::HardSigmoid``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 0.20000000298023224
+        beta: FLOAT, default 0.5
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+
+
+def HardSwish(X: _rt.VarLike, /) -> _Var:
+    """x * max(0, min(1, x / 6 + 1/2)) applied elementwise, a cheap stand-in for swish.
+
+    Signature: ``ai.onnx@14::HardSwish``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "HardSwish", 14), _OPSET, (X,), {})
+
+
+def Hardmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+    """Marks, along `axis`, the first position holding the maximum with 1 and every other
+    position with 0; the output keeps the input's shape.
+
+    Changed in version 13: Works along the single dimension `axis` instead of flattening to 2-D around it, and `axis` now defaults to -1; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Hardmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Hardmax", 13), _OPSET, (input,), {"axis": axis})
+
+
+def Identity(input: _rt.VarLike, /) -> _Var:
+    """Returns its input unchanged; accepts tensors, sequences and optionals.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to V.
+
+    Signature: ``ai.onnx@19::Identity``
+
+    Inputs:
+        input: V
+
+    Outputs:
+        output: V
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz),
+                seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128)),
+                optional(seq(tensor(uint8))), optional(seq(tensor(uint16))),
+                optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+                optional(seq(tensor(int8))), optional(seq(tensor(int16))),
+                optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128))
+    """
+    return _rt.emit1(("", "Identity", 19), _OPSET, (input,), {})
+
+
+def If(
+    cond: _rt.VarLike,
+    /,
+    *,
+    else_branch: _rt.GraphLike = _rt.REQUIRED,
+    then_branch: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
+    chosen branch's outputs; both branches must yield the same number and element types of
+    outputs.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz tensors, sequences and optionals to V.
+
+    Signature: ``ai.onnx@19::If``
+
+    Inputs:
+        cond: B
+
+    Outputs:
+        outputs: V, variadic
+
+    Attributes:
+        else_branch: GRAPH, required
+        then_branch: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz),
+                seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(bfloat16)),
+                seq(tensor(float16)), seq(tensor(float)), seq(tensor(double)),
+                seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
+                seq(tensor(complex128)), seq(tensor(float8e4m3fn)),
+                seq(tensor(float8e4m3fnuz)), seq(tensor(float8e5m2)),
+                seq(tensor(float8e5m2fnuz)), optional(seq(tensor(uint8))),
+                optional(seq(tensor(uint16))), optional(seq(tensor(uint32))),
+                optional(seq(tensor(uint64))), optional(seq(tensor(int8))),
+                optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+                optional(seq(tensor(int64))), optional(seq(tensor(bfloat16))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)),
+                optional(tensor(bfloat16)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128)), optional(tensor(float8e4m3fn)),
+                optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+                optional(tensor(float8e5m2fnuz))
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "If", 19), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+
+
 def ImageDecoder(encoded_stream: _rt.VarLike, /, *, pixel_format: str = "RGB") -> _Var:
     """Decodes an encoded image byte stream (JPEG, PNG, BMP, TIFF, WebP and similar) into a
     uint8 tensor laid out (height, width, channels) in RGB, BGR or grayscale per
@@ -558,6 +2367,38 @@ def ImageDecoder(encoded_stream: _rt.VarLike, /, *, pixel_format: str = "RGB") -
         T2: tensor(uint8)
     """
     return _rt.emit1(("", "ImageDecoder", 20), _OPSET, (encoded_stream,), {"pixel_format": pixel_format})
+
+
+def InstanceNormalization(
+    input: _rt.VarLike,
+    scale: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    epsilon: float = 9.999999747378752e-06,
+) -> _Var:
+    """Normalizes each channel of each sample over its spatial positions to zero mean and unit
+    variance, then applies per-channel `scale` and `B`.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts inputs with any number of spatial dimensions.
+
+    Signature: ``ai.onnx@6::InstanceNormalization``
+
+    Inputs:
+        input: T
+        scale: T
+        B: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        epsilon: FLOAT, default 9.999999747378752e-06
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
 
 
 def IsInf(X: _rt.VarLike, /, *, detect_negative: int = 1, detect_positive: int = 1) -> _Var:
@@ -609,6 +2450,1686 @@ def IsNaN(X: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "IsNaN", 20), _OPSET, (X,), {})
 
 
+def LRN(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 9.999999747378752e-05,
+    beta: float = 0.75,
+    bias: float = 1.0,
+    size: int = _rt.REQUIRED,
+) -> _Var:
+    """Local response normalization across channels: each value is divided by (bias + alpha /
+    size * sum of squares over `size` neighbouring channels) ^ beta.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::LRN``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 9.999999747378752e-05
+        beta: FLOAT, default 0.75
+        bias: FLOAT, default 1.0
+        size: INT, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "LRN", 13), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+
+
+class LSTMOutputs(_NamedTuple):
+    """The outputs of LSTM (version 14)."""
+
+    Y: _Var
+    Y_h: _Var
+    Y_c: _Var
+
+
+def LSTM(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    initial_c: _rt.VarLike | None = None,
+    P: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    input_forget: int = 0,
+    layout: int = 0,
+) -> LSTMOutputs:
+    """Long short-term memory layer run over a whole sequence, forward, reverse or
+    bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
+    all hidden states Y plus the final hidden and cell states; `layout` picks batch-major or
+    sequence-major shapes.
+
+    Changed in version 14: Adds the `layout` attribute for batch-first shapes.
+
+    Signature: ``ai.onnx@14::LSTM``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+        initial_c: T, optional
+        P: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+        Y_c: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        input_forget: INT, default 0
+        layout: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "LSTM", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "layout": layout}, LSTMOutputs)
+
+
+class LayerNormalizationOutputs(_NamedTuple):
+    """The outputs of LayerNormalization (version 17)."""
+
+    Y: _Var
+    Mean: _Var
+    InvStdDev: _Var
+
+
+def LayerNormalization(
+    X: _rt.VarLike,
+    Scale: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    axis: int = -1,
+    epsilon: float = 9.999999747378752e-06,
+    stash_type: int = 1,
+) -> LayerNormalizationOutputs:
+    """Normalizes over the trailing dimensions from `axis` on to zero mean and unit variance,
+    then applies `Scale` and the optional bias `B`, computing in the precision set by
+    `stash_type`. Can also return the mean and inverse standard deviation.
+
+    Signature: ``ai.onnx@17::LayerNormalization``
+
+    Inputs:
+        X: T
+        Scale: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+        Mean: U, optional
+        InvStdDev: U, optional
+
+    Attributes:
+        axis: INT, default -1
+        epsilon: FLOAT, default 9.999999747378752e-06
+        stash_type: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+        U: tensor(float), tensor(bfloat16)
+    """
+    return _rt.emit_named(("", "LayerNormalization", 17), _OPSET, (X, Scale, B,), {"axis": axis, "epsilon": epsilon, "stash_type": stash_type}, LayerNormalizationOutputs)
+
+
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+    """x for x >= 0 and alpha * x otherwise, applied elementwise.
+
+    Changed in version 16: Adds bfloat16 to T and gains a function body.
+
+    Signature: ``ai.onnx@16::LeakyRelu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 0.009999999776482582
+
+    Type constraints:
+        T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LeakyRelu", 16), _OPSET, (X,), {"alpha": alpha})
+
+
+def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Less``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Less", 13), _OPSET, (A, B,), {})
+
+
+def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A <= B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 16: Adds bfloat16 to T; the function body is rewritten for opset 16.
+
+    Signature: ``ai.onnx@16::LessOrEqual``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "LessOrEqual", 16), _OPSET, (A, B,), {})
+
+
+def Log(input: _rt.VarLike, /) -> _Var:
+    """Natural logarithm of every element.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Log``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Log", 13), _OPSET, (input,), {})
+
+
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+    """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
+    input's shape.
+
+    Changed in version 13: Computes along the single dimension `axis` instead of flattening to 2-D around it, and `axis` now defaults to -1; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::LogSoftmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "LogSoftmax", 13), _OPSET, (input,), {"axis": axis})
+
+
+def Loop(
+    M: _rt.VarLike | None = None,
+    cond: _rt.VarLike | None = None,
+    *v_initial: _rt.VarLike,
+    body: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
+    an optional boolean `cond` stays true, threading loop-carried values from one iteration
+    to the next. Returns the final carried values followed by the per-iteration scan outputs
+    stacked along a new first axis.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz tensors, sequences and optionals to V.
+
+    Signature: ``ai.onnx@19::Loop``
+
+    Inputs:
+        M: I, optional
+        cond: B, optional
+        v_initial: V, variadic
+
+    Outputs:
+        v_final_and_scan_outputs: V, variadic
+
+    Attributes:
+        body: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz),
+                seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(bfloat16)),
+                seq(tensor(float16)), seq(tensor(float)), seq(tensor(double)),
+                seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
+                seq(tensor(complex128)), seq(tensor(float8e4m3fn)),
+                seq(tensor(float8e4m3fnuz)), seq(tensor(float8e5m2)),
+                seq(tensor(float8e5m2fnuz)), optional(seq(tensor(uint8))),
+                optional(seq(tensor(uint16))), optional(seq(tensor(uint32))),
+                optional(seq(tensor(uint64))), optional(seq(tensor(int8))),
+                optional(seq(tensor(int16))), optional(seq(tensor(int32))),
+                optional(seq(tensor(int64))), optional(seq(tensor(bfloat16))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)),
+                optional(tensor(bfloat16)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128)), optional(tensor(float8e4m3fn)),
+                optional(tensor(float8e4m3fnuz)), optional(tensor(float8e5m2)),
+                optional(tensor(float8e5m2fnuz))
+        I: tensor(int64)
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "Loop", 19), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+
+
+def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+    """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
+
+    Signature: ``ai.onnx@1::LpNormalization``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+
+
+def LpPool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    ceil_mode: int = 0,
+    dilations: _Seq[int] | None = None,
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    p: int = 2,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
+    of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
+    operators.
+
+    Changed in version 18: Adds the `ceil_mode` and `dilations` attributes.
+
+    Signature: ``ai.onnx@18::LpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        ceil_mode: INT, default 0
+        dilations: INTS, optional
+        kernel_shape: INTS, required
+        p: INT, default 2
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpPool", 18), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+
+
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
+    leading batch dimensions broadcast.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::MatMul``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
+                tensor(int32), tensor(int64), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "MatMul", 13), _OPSET, (A, B,), {})
+
+
+def MatMulInteger(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    a_zero_point: _rt.VarLike | None = None,
+    b_zero_point: _rt.VarLike | None = None,
+    /,
+) -> _Var:
+    """Matrix product of 8-bit integer operands after subtracting their zero points, producing
+    int32; batching follows MatMul.
+
+    Signature: ``ai.onnx@10::MatMulInteger``
+
+    Inputs:
+        A: T1
+        B: T2
+        a_zero_point: T1, optional
+        b_zero_point: T2, optional
+
+    Outputs:
+        Y: T3
+
+    Type constraints:
+        T1: tensor(int8), tensor(uint8)
+        T2: tensor(int8), tensor(uint8)
+        T3: tensor(int32)
+    """
+    return _rt.emit1(("", "MatMulInteger", 10), _OPSET, (A, B, a_zero_point, b_zero_point,), {})
+
+
+def Max(*data_0: _rt.VarLike) -> _Var:
+    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Max``
+
+    Inputs:
+        data_0: T, variadic
+
+    Outputs:
+        max: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Max", 13), _OPSET, (*data_0,), {})
+
+
+class MaxPoolOutputs(_NamedTuple):
+    """The outputs of MaxPool (version 12)."""
+
+    Y: _Var
+    Indices: _Var
+
+
+def MaxPool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    ceil_mode: int = 0,
+    dilations: _Seq[int] | None = None,
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    storage_order: int = 0,
+    strides: _Seq[int] | None = None,
+) -> MaxPoolOutputs:
+    """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
+    with strides, padding, dilations and `ceil_mode`. An optional second output gives the
+    flattened position of every selected maximum.
+
+    Changed in version 12: Adds int8 and uint8 to T.
+
+    Signature: ``ai.onnx@12::MaxPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+        Indices: I, optional
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        ceil_mode: INT, default 0
+        dilations: INTS, optional
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        storage_order: INT, default 0
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(uint8)
+        I: tensor(int64)
+    """
+    return _rt.emit_named(("", "MaxPool", 12), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+
+
+def MaxRoiPool(
+    X: _rt.VarLike,
+    rois: _rt.VarLike,
+    /,
+    *,
+    pooled_shape: _Seq[int] = _rt.REQUIRED,
+    spatial_scale: float = 1.0,
+) -> _Var:
+    """Max-pools each region of interest (batch index plus box corners, scaled by
+    `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
+
+    Signature: ``ai.onnx@1::MaxRoiPool``
+
+    Inputs:
+        X: T
+        rois: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        pooled_shape: INTS, required
+        spatial_scale: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+
+
+def MaxUnpool(
+    X: _rt.VarLike,
+    I: _rt.VarLike,
+    output_shape: _rt.VarLike | None = None,
+    /,
+    *,
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Partial inverse of MaxPool: writes the pooled values back to the positions recorded in
+    the indices tensor and fills all other positions with zero, sizing the result from the
+    pooling attributes or the optional `output_shape`.
+
+    Changed in version 11: Defines `strides` to default to 1 on each spatial axis when omitted.
+
+    Signature: ``ai.onnx@11::MaxUnpool``
+
+    Inputs:
+        X: T1
+        I: T2
+        output_shape: T2, optional
+
+    Outputs:
+        output: T1
+
+    Attributes:
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(int64)
+    """
+    return _rt.emit1(("", "MaxUnpool", 11), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def Mean(*data_0: _rt.VarLike) -> _Var:
+    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Mean``
+
+    Inputs:
+        data_0: T, variadic
+
+    Outputs:
+        mean: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Mean", 13), _OPSET, (*data_0,), {})
+
+
+def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)) -> _Var:
+    """Standardizes the input to zero mean and unit variance over `axes` (by default batch and
+    spatial axes, per channel).
+
+    Changed in version 13: Adds bfloat16 to T; the function body is rewritten.
+
+    Signature: ``ai.onnx@13::MeanVarianceNormalization``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        axes: INTS, default [0, 2, 3]
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "MeanVarianceNormalization", 13), _OPSET, (X,), {"axes": axes})
+
+
+def MelWeightMatrix(
+    num_mel_bins: _rt.VarLike,
+    dft_length: _rt.VarLike,
+    sample_rate: _rt.VarLike,
+    lower_edge_hertz: _rt.VarLike,
+    upper_edge_hertz: _rt.VarLike,
+    /,
+    *,
+    output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+) -> _Var:
+    """Builds the [dft_length / 2 + 1, num_mel_bins] matrix of triangular mel-scale filters
+    that maps a one-sided linear-frequency spectrum onto mel bands between the given lower
+    and upper edge frequencies.
+
+    Signature: ``ai.onnx@17::MelWeightMatrix``
+
+    Inputs:
+        num_mel_bins: T1
+        dft_length: T1
+        sample_rate: T1
+        lower_edge_hertz: T2
+        upper_edge_hertz: T2
+
+    Outputs:
+        output: T3
+
+    Attributes:
+        output_datatype: INT, default 1
+
+    Type constraints:
+        T1: tensor(int32), tensor(int64)
+        T2: tensor(float), tensor(float16), tensor(double), tensor(bfloat16)
+        T3: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "MelWeightMatrix", 17), _OPSET, (num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz,), {"output_datatype": output_datatype})
+
+
+def Min(*data_0: _rt.VarLike) -> _Var:
+    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Min``
+
+    Inputs:
+        data_0: T, variadic
+
+    Outputs:
+        min: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {})
+
+
+def Mish(X: _rt.VarLike, /) -> _Var:
+    """x * tanh(softplus(x)) applied elementwise.
+
+    Signature: ``ai.onnx@18::Mish``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Mish", 18), _OPSET, (X,), {})
+
+
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0) -> _Var:
+    """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
+    the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
+    truncated as in C fmod, so the result takes the sign of A.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Mod``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Attributes:
+        fmod: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Mod", 13), _OPSET, (A, B,), {"fmod": fmod})
+
+
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A * B elementwise, with numpy-style broadcasting.
+
+    Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
+
+    Signature: ``ai.onnx@14::Mul``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Mul", 14), _OPSET, (A, B,), {})
+
+
+def Multinomial(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.INT32,
+    sample_size: int = 1,
+    seed: float | None = None,
+) -> _Var:
+    """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
+    `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
+
+    Signature: ``ai.onnx@7::Multinomial``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, default 6
+        sample_size: INT, default 1
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+
+
+def Neg(X: _rt.VarLike, /) -> _Var:
+    """Flips the sign of every element.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Neg``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
+                tensor(float16), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Neg", 13), _OPSET, (X,), {})
+
+
+def NegativeLogLikelihoodLoss(
+    input: _rt.VarLike,
+    target: _rt.VarLike,
+    weight: _rt.VarLike | None = None,
+    /,
+    *,
+    ignore_index: int | None = None,
+    reduction: str = "mean",
+) -> _Var:
+    """Loss from log-probabilities `input` (N, C, ...) and class `target`s: minus the target
+    class's value, optionally weighted per class, with `ignore_index` skipped. `reduction`
+    returns the per-element losses, their sum or their (weighted) mean.
+
+    Changed in version 13: No signature change; the loss output is now tagged as differentiable.
+
+    Signature: ``ai.onnx@13::NegativeLogLikelihoodLoss``
+
+    Inputs:
+        input: T
+        target: Tind
+        weight: T, optional
+
+    Outputs:
+        loss: T
+
+    Attributes:
+        ignore_index: INT, optional
+        reduction: STRING, default 'mean'
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "NegativeLogLikelihoodLoss", 13), _OPSET, (input, target, weight,), {"ignore_index": ignore_index, "reduction": reduction})
+
+
+def NonMaxSuppression(
+    boxes: _rt.VarLike,
+    scores: _rt.VarLike,
+    max_output_boxes_per_class: _rt.VarLike | None = None,
+    iou_threshold: _rt.VarLike | None = None,
+    score_threshold: _rt.VarLike | None = None,
+    /,
+    *,
+    center_point_box: int = 0,
+) -> _Var:
+    """Per batch and class, greedily keeps the highest-scoring boxes and discards those
+    overlapping a kept box by more than `iou_threshold`, up to a per-class maximum and above
+    an optional score threshold. Returns (batch, class, box) index triples of the kept
+    boxes.
+
+    Changed in version 11: States that a box is suppressed only when its IoU with a kept box is strictly greater than `iou_threshold`.
+
+    Signature: ``ai.onnx@11::NonMaxSuppression``
+
+    Inputs:
+        boxes: tensor(float)
+        scores: tensor(float)
+        max_output_boxes_per_class: tensor(int64), optional
+        iou_threshold: tensor(float), optional
+        score_threshold: tensor(float), optional
+
+    Outputs:
+        selected_indices: tensor(int64)
+
+    Attributes:
+        center_point_box: INT, default 0
+    """
+    return _rt.emit1(("", "NonMaxSuppression", 11), _OPSET, (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,), {"center_point_box": center_point_box})
+
+
+def NonZero(X: _rt.VarLike, /) -> _Var:
+    """Returns the coordinates of the non-zero elements as an int64 tensor of shape (rank,
+    count), in row-major order.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::NonZero``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(int64)
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "NonZero", 13), _OPSET, (X,), {})
+
+
+def Not(X: _rt.VarLike, /) -> _Var:
+    """Logical negation of a boolean tensor.
+
+    Signature: ``ai.onnx@1::Not``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(bool)
+    """
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+
+
+def OneHot(
+    indices: _rt.VarLike,
+    depth: _rt.VarLike,
+    values: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+) -> _Var:
+    """Expands integer `indices` into one-hot vectors of length `depth` inserted at `axis`,
+    writing values[1] at the indexed position and values[0] elsewhere; negative indices
+    count back from `depth`.
+
+    Changed in version 11: `axis` and the index values may be negative: indices in [-depth, depth-1] are valid, negatives counting back from `depth`.
+
+    Signature: ``ai.onnx@11::OneHot``
+
+    Inputs:
+        indices: T1
+        depth: T2
+        values: T3
+
+    Outputs:
+        output: T3
+
+    Attributes:
+        axis: INT, default -1
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+        T2: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+        T3: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "OneHot", 11), _OPSET, (indices, depth, values,), {"axis": axis})
+
+
+def Optional(input: _rt.VarLike | None = None, /, *, type: _rt.TypeLike | None = None) -> _Var:
+    """Wraps a tensor or sequence into an optional value, or builds an empty optional of the
+    type given by the `type` attribute when no input is supplied.
+
+    Signature: ``ai.onnx@15::Optional``
+
+    Inputs:
+        input: V, optional
+
+    Outputs:
+        output: O
+
+    Attributes:
+        type: TYPE_PROTO, optional
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128), seq(tensor(uint8)), seq(tensor(uint16)),
+                seq(tensor(uint32)), seq(tensor(uint64)), seq(tensor(int8)),
+                seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+                seq(tensor(float16)), seq(tensor(float)), seq(tensor(double)),
+                seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
+                seq(tensor(complex128))
+        O: optional(seq(tensor(uint8))), optional(seq(tensor(uint16))),
+                optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+                optional(seq(tensor(int8))), optional(seq(tensor(int16))),
+                optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128))
+    """
+    return _rt.emit1(("", "Optional", 15), _OPSET, (input,), {"type": type})
+
+
+def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
+    """Unwraps the value held by an optional (an empty optional is an error); a plain tensor or
+    sequence is passed through.
+
+    Changed in version 18: Also accepts a plain tensor or sequence, which it returns as is.
+
+    Signature: ``ai.onnx@18::OptionalGetElement``
+
+    Inputs:
+        input: O
+
+    Outputs:
+        output: V
+
+    Type constraints:
+        O: optional(seq(tensor(uint8))), optional(seq(tensor(uint16))),
+                optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+                optional(seq(tensor(int8))), optional(seq(tensor(int16))),
+                optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128)), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(int8), tensor(int16), tensor(int32), tensor(int64),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), seq(tensor(uint8)),
+                seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+                seq(tensor(int8)), seq(tensor(int16)), seq(tensor(int32)),
+                seq(tensor(int64)), seq(tensor(float16)), seq(tensor(float)),
+                seq(tensor(double)), seq(tensor(string)), seq(tensor(bool)),
+                seq(tensor(complex64)), seq(tensor(complex128))
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128), seq(tensor(uint8)), seq(tensor(uint16)),
+                seq(tensor(uint32)), seq(tensor(uint64)), seq(tensor(int8)),
+                seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+                seq(tensor(float16)), seq(tensor(float)), seq(tensor(double)),
+                seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
+                seq(tensor(complex128))
+    """
+    return _rt.emit1(("", "OptionalGetElement", 18), _OPSET, (input,), {})
+
+
+def OptionalHasElement(input: _rt.VarLike | None = None, /) -> _Var:
+    """Returns a boolean scalar: true when the optional input holds a value or the input is a
+    plain tensor or sequence, false when it is empty or absent.
+
+    Changed in version 18: The input becomes optional and may be a plain tensor or sequence (answering true); a missing input answers false.
+
+    Signature: ``ai.onnx@18::OptionalHasElement``
+
+    Inputs:
+        input: O, optional
+
+    Outputs:
+        output: B
+
+    Type constraints:
+        O: optional(seq(tensor(uint8))), optional(seq(tensor(uint16))),
+                optional(seq(tensor(uint32))), optional(seq(tensor(uint64))),
+                optional(seq(tensor(int8))), optional(seq(tensor(int16))),
+                optional(seq(tensor(int32))), optional(seq(tensor(int64))),
+                optional(seq(tensor(float16))), optional(seq(tensor(float))),
+                optional(seq(tensor(double))), optional(seq(tensor(string))),
+                optional(seq(tensor(bool))), optional(seq(tensor(complex64))),
+                optional(seq(tensor(complex128))), optional(tensor(uint8)),
+                optional(tensor(uint16)), optional(tensor(uint32)),
+                optional(tensor(uint64)), optional(tensor(int8)), optional(tensor(int16)),
+                optional(tensor(int32)), optional(tensor(int64)), optional(tensor(float16)),
+                optional(tensor(float)), optional(tensor(double)), optional(tensor(string)),
+                optional(tensor(bool)), optional(tensor(complex64)),
+                optional(tensor(complex128)), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(int8), tensor(int16), tensor(int32), tensor(int64),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), seq(tensor(uint8)),
+                seq(tensor(uint16)), seq(tensor(uint32)), seq(tensor(uint64)),
+                seq(tensor(int8)), seq(tensor(int16)), seq(tensor(int32)),
+                seq(tensor(int64)), seq(tensor(float16)), seq(tensor(float)),
+                seq(tensor(double)), seq(tensor(string)), seq(tensor(bool)),
+                seq(tensor(complex64)), seq(tensor(complex128))
+        B: tensor(bool)
+    """
+    return _rt.emit1(("", "OptionalHasElement", 18), _OPSET, (input,), {})
+
+
+def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Or``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+
+
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
+    broadcast to the input's shape.
+
+    Changed in version 16: Adds bfloat16 to T and gains a function body.
+
+    Signature: ``ai.onnx@16::PRelu``
+
+    Inputs:
+        X: T
+        slope: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double), tensor(uint32),
+                tensor(uint64), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "PRelu", 16), _OPSET, (X, slope,), {})
+
+
+def Pad(
+    data: _rt.VarLike,
+    pads: _rt.VarLike,
+    constant_value: _rt.VarLike | None = None,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    mode: str = "constant",
+) -> _Var:
+    """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
+    filling new cells with a constant, mirrored values, the edge value or wrapped-around
+    data according to `mode`.
+
+    Changed in version 19: Adds the wrap mode, which pads with values taken from the opposite end of each axis.
+
+    Signature: ``ai.onnx@19::Pad``
+
+    Inputs:
+        data: T
+        pads: tensor(int64)
+        constant_value: T, optional
+        axes: Tind, optional
+
+    Outputs:
+        output: T
+
+    Attributes:
+        mode: STRING, default 'constant'
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Pad", 19), _OPSET, (data, pads, constant_value, axes,), {"mode": mode})
+
+
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
+    type.
+
+    Changed in version 15: Adds bfloat16 to T1, the exponent type.
+
+    Signature: ``ai.onnx@15::Pow``
+
+    Inputs:
+        X: T
+        Y: T1
+
+    Outputs:
+        Z: T
+
+    Type constraints:
+        T: tensor(int32), tensor(int64), tensor(float16), tensor(float), tensor(double),
+                tensor(bfloat16)
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Pow", 15), _OPSET, (X, Y,), {})
+
+
+def QLinearConv(
+    x: _rt.VarLike,
+    x_scale: _rt.VarLike,
+    x_zero_point: _rt.VarLike,
+    w: _rt.VarLike,
+    w_scale: _rt.VarLike,
+    w_zero_point: _rt.VarLike,
+    y_scale: _rt.VarLike,
+    y_zero_point: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Convolution on quantized 8-bit tensors: dequantizes input and weights with their scales
+    and zero points, convolves (adding an int32 bias), and requantizes to the output scale
+    and zero point.
+
+    Signature: ``ai.onnx@10::QLinearConv``
+
+    Inputs:
+        x: T1
+        x_scale: tensor(float)
+        x_zero_point: T1
+        w: T2
+        w_scale: tensor(float)
+        w_zero_point: T2
+        y_scale: tensor(float)
+        y_zero_point: T3
+        B: T4, optional
+
+    Outputs:
+        y: T3
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T1: tensor(int8), tensor(uint8)
+        T2: tensor(int8), tensor(uint8)
+        T3: tensor(int8), tensor(uint8)
+        T4: tensor(int32)
+    """
+    return _rt.emit1(("", "QLinearConv", 10), _OPSET, (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def QLinearMatMul(
+    a: _rt.VarLike,
+    a_scale: _rt.VarLike,
+    a_zero_point: _rt.VarLike,
+    b: _rt.VarLike,
+    b_scale: _rt.VarLike,
+    b_zero_point: _rt.VarLike,
+    y_scale: _rt.VarLike,
+    y_zero_point: _rt.VarLike,
+    /,
+) -> _Var:
+    """Matrix product of two quantized tensors computed through their scales and zero points
+    and requantized with the output scale and zero point.
+
+    Signature: ``ai.onnx@10::QLinearMatMul``
+
+    Inputs:
+        a: T1
+        a_scale: tensor(float)
+        a_zero_point: T1
+        b: T2
+        b_scale: tensor(float)
+        b_zero_point: T2
+        y_scale: tensor(float)
+        y_zero_point: T3
+
+    Outputs:
+        y: T3
+
+    Type constraints:
+        T1: tensor(int8), tensor(uint8)
+        T2: tensor(int8), tensor(uint8)
+        T3: tensor(int8), tensor(uint8)
+    """
+    return _rt.emit1(("", "QLinearMatMul", 10), _OPSET, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,), {})
+
+
+def QuantizeLinear(
+    x: _rt.VarLike,
+    y_scale: _rt.VarLike,
+    y_zero_point: _rt.VarLike | None = None,
+    /,
+    *,
+    axis: int = 1,
+    saturate: int = 1,
+) -> _Var:
+    """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
+    adds `y_zero_point` and clamps to the target range. The scale and zero point may be
+    scalars or 1-D along `axis`.
+
+    Changed in version 19: `y_scale` takes the input's type (float16 and bfloat16 join T1), the float8 types (float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz) become possible outputs, and `saturate` governs float8 overflow.
+
+    Signature: ``ai.onnx@19::QuantizeLinear``
+
+    Inputs:
+        x: T1
+        y_scale: T1
+        y_zero_point: T2, optional
+
+    Outputs:
+        y: T2
+
+    Attributes:
+        axis: INT, default 1
+        saturate: INT, default 1
+
+    Type constraints:
+        T1: tensor(float), tensor(float16), tensor(bfloat16), tensor(int32)
+        T2: tensor(int8), tensor(uint8), tensor(float8e4m3fn), tensor(float8e4m3fnuz),
+                tensor(float8e5m2), tensor(float8e5m2fnuz)
+    """
+    return _rt.emit1(("", "QuantizeLinear", 19), _OPSET, (x, y_scale, y_zero_point,), {"axis": axis, "saturate": saturate})
+
+
+class RNNOutputs(_NamedTuple):
+    """The outputs of RNN (version 14)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def RNN(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] = ("Tanh", "Tanh",),
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    layout: int = 0,
+) -> RNNOutputs:
+    """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
+    bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
+    the last state Y_h.
+
+    Changed in version 14: Adds the `layout` attribute for batch-first shapes.
+
+    Signature: ``ai.onnx@14::RNN``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, default ['Tanh', 'Tanh']
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        layout: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "RNN", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout}, RNNOutputs)
+
+
+def RandomNormal(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
+    distribution with the given `mean` and `scale`.
+
+    Signature: ``ai.onnx@1::RandomNormal``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+
+
+def RandomNormalLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples from a normal distribution with the
+    given `mean` and `scale`, in `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomNormalLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+
+
+def RandomUniform(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
+    from [low, high).
+
+    Signature: ``ai.onnx@1::RandomUniform``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+
+
+def RandomUniformLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
+    `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomUniformLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+
+
+def Range(start: _rt.VarLike, limit: _rt.VarLike, delta: _rt.VarLike, /) -> _Var:
+    """Produces the 1-D sequence start, start + delta, ... stopping before `limit`, from three
+    scalar inputs of one numeric type.
+
+    Signature: ``ai.onnx@11::Range``
+
+    Inputs:
+        start: T
+        limit: T
+        delta: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int16), tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Range", 11), _OPSET, (start, limit, delta,), {})
+
+
+def Reciprocal(X: _rt.VarLike, /) -> _Var:
+    """Elementwise reciprocal 1 / x, keeping the input's shape and type.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Reciprocal``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Reciprocal", 13), _OPSET, (X,), {})
+
+
+def ReduceL1(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Sum of absolute values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceL1``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceL1", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceL2(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
+    by default), keeping reduced axes as size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceL2``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceL2", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceLogSum(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Natural log of the sum over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceLogSum``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceLogSum", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceLogSumExp(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
+    as size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceLogSumExp``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceLogSumExp", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
 def ReduceMax(
     data: _rt.VarLike,
     axes: _rt.VarLike | None = None,
@@ -641,6 +4162,39 @@ def ReduceMax(
                 tensor(int8), tensor(bool)
     """
     return _rt.emit1(("", "ReduceMax", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceMean(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
+    size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceMean``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceMean", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
 
 
 def ReduceMin(
@@ -677,6 +4231,105 @@ def ReduceMin(
     return _rt.emit1(("", "ReduceMin", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
 
 
+def ReduceProd(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Product over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceProd``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceProd", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceSum(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Changed in version 13: `axes` moves from an attribute to an optional int64 input and `noop_with_empty_axes` is added; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::ReduceSum``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceSum", 13), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
+def ReduceSumSquare(
+    data: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    /,
+    *,
+    keepdims: int = 1,
+    noop_with_empty_axes: int = 0,
+) -> _Var:
+    """Sum of squared values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Changed in version 18: `axes` moves from an attribute to an optional int64 input, and the new `noop_with_empty_axes` attribute can turn an empty or missing `axes` into a no-op instead of a full reduction.
+
+    Signature: ``ai.onnx@18::ReduceSumSquare``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        keepdims: INT, default 1
+        noop_with_empty_axes: INT, default 0
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "ReduceSumSquare", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+
+
 def RegexFullMatch(X: _rt.VarLike, /, *, pattern: str | None = None) -> _Var:
     """Boolean mask telling, for each string element, whether the whole string matches the RE2
     regular expression `pattern`.
@@ -699,6 +4352,1012 @@ def RegexFullMatch(X: _rt.VarLike, /, *, pattern: str | None = None) -> _Var:
     return _rt.emit1(("", "RegexFullMatch", 20), _OPSET, (X,), {"pattern": pattern})
 
 
+def Relu(X: _rt.VarLike, /) -> _Var:
+    """Rectified linear unit: max(0, x) for every element.
+
+    Changed in version 14: Accepts the signed integers int8, int16, int32 and int64 in T and gains a function body.
+
+    Signature: ``ai.onnx@14::Relu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
+                tensor(float16), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Relu", 14), _OPSET, (X,), {})
+
+
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, *, allowzero: int = 0) -> _Var:
+    """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
+    element order. One entry may be -1 (inferred from the element count) and a 0 copies the
+    input's dimension unless `allowzero` is set.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T.
+
+    Signature: ``ai.onnx@19::Reshape``
+
+    Inputs:
+        data: T
+        shape: tensor(int64)
+
+    Outputs:
+        reshaped: T
+
+    Attributes:
+        allowzero: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+    """
+    return _rt.emit1(("", "Reshape", 19), _OPSET, (data, shape,), {"allowzero": allowzero})
+
+
+def Resize(
+    X: _rt.VarLike,
+    roi: _rt.VarLike | None = None,
+    scales: _rt.VarLike | None = None,
+    sizes: _rt.VarLike | None = None,
+    /,
+    *,
+    antialias: int = 0,
+    axes: _Seq[int] | None = None,
+    coordinate_transformation_mode: str = "half_pixel",
+    cubic_coeff_a: float = -0.75,
+    exclude_outside: int = 0,
+    extrapolation_value: float = 0.0,
+    keep_aspect_ratio_policy: str = "stretch",
+    mode: str = "nearest",
+    nearest_mode: str = "round_prefer_floor",
+) -> _Var:
+    """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
+    interpolation. `coordinate_transformation_mode`, `nearest_mode`, `antialias` and related
+    attributes fix exactly which input positions each output samples.
+
+    Changed in version 19: Adds the half_pixel_symmetric value to `coordinate_transformation_mode`.
+
+    Signature: ``ai.onnx@19::Resize``
+
+    Inputs:
+        X: T1
+        roi: T2, optional
+        scales: tensor(float), optional
+        sizes: tensor(int64), optional
+
+    Outputs:
+        Y: T1
+
+    Attributes:
+        antialias: INT, default 0
+        axes: INTS, optional
+        coordinate_transformation_mode: STRING, default 'half_pixel'
+        cubic_coeff_a: FLOAT, default -0.75
+        exclude_outside: INT, default 0
+        extrapolation_value: FLOAT, default 0.0
+        keep_aspect_ratio_policy: STRING, default 'stretch'
+        mode: STRING, default 'nearest'
+        nearest_mode: STRING, default 'round_prefer_floor'
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Resize", 19), _OPSET, (X, roi, scales, sizes,), {"antialias": antialias, "axes": axes, "coordinate_transformation_mode": coordinate_transformation_mode, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "extrapolation_value": extrapolation_value, "keep_aspect_ratio_policy": keep_aspect_ratio_policy, "mode": mode, "nearest_mode": nearest_mode})
+
+
+def ReverseSequence(
+    input: _rt.VarLike,
+    sequence_lens: _rt.VarLike,
+    /,
+    *,
+    batch_axis: int = 1,
+    time_axis: int = 0,
+) -> _Var:
+    """Reverses the first `sequence_lens[b]` entries along `time_axis` for each batch entry b
+    on `batch_axis`, leaving the remaining positions in place.
+
+    Signature: ``ai.onnx@10::ReverseSequence``
+
+    Inputs:
+        input: T
+        sequence_lens: tensor(int64)
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        batch_axis: INT, default 1
+        time_axis: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "ReverseSequence", 10), _OPSET, (input, sequence_lens,), {"batch_axis": batch_axis, "time_axis": time_axis})
+
+
+def RoiAlign(
+    X: _rt.VarLike,
+    rois: _rt.VarLike,
+    batch_indices: _rt.VarLike,
+    /,
+    *,
+    coordinate_transformation_mode: str = "half_pixel",
+    mode: str = "avg",
+    output_height: int = 1,
+    output_width: int = 1,
+    sampling_ratio: int = 0,
+    spatial_scale: float = 1.0,
+) -> _Var:
+    """Pools each region of interest (box coordinates plus a batch index) of an (N, C, H, W)
+    feature map into an output_height x output_width grid by bilinear sampling, averaging or
+    taking the maximum of the samples in each bin.
+
+    Changed in version 16: Adds `coordinate_transformation_mode`, defaulting to half_pixel, which shifts sampling positions by -0.5 pixel; output_half_pixel keeps the old unshifted behaviour.
+
+    Signature: ``ai.onnx@16::RoiAlign``
+
+    Inputs:
+        X: T1
+        rois: T1
+        batch_indices: T2
+
+    Outputs:
+        Y: T1
+
+    Attributes:
+        coordinate_transformation_mode: STRING, default 'half_pixel'
+        mode: STRING, default 'avg'
+        output_height: INT, default 1
+        output_width: INT, default 1
+        sampling_ratio: INT, default 0
+        spatial_scale: FLOAT, default 1.0
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(int64)
+    """
+    return _rt.emit1(("", "RoiAlign", 16), _OPSET, (X, rois, batch_indices,), {"coordinate_transformation_mode": coordinate_transformation_mode, "mode": mode, "output_height": output_height, "output_width": output_width, "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale})
+
+
+def Round(X: _rt.VarLike, /) -> _Var:
+    """Rounds each element to the nearest integer, sending halfway cases to the even neighbour.
+
+    Signature: ``ai.onnx@11::Round``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Round", 11), _OPSET, (X,), {})
+
+
+def STFT(
+    signal: _rt.VarLike,
+    frame_step: _rt.VarLike,
+    window: _rt.VarLike | None = None,
+    frame_length: _rt.VarLike | None = None,
+    /,
+    *,
+    onesided: int = 1,
+) -> _Var:
+    """Short-time Fourier transform: cuts the signal into frames every `frame_step` samples,
+    multiplies by an optional window, and returns the DFT of each frame as a (batch, frames,
+    bins, 2) tensor.
+
+    Signature: ``ai.onnx@17::STFT``
+
+    Inputs:
+        signal: T1
+        frame_step: T2
+        window: T1, optional
+        frame_length: T2, optional
+
+    Outputs:
+        output: T1
+
+    Attributes:
+        onesided: INT, default 1
+
+    Type constraints:
+        T1: tensor(float), tensor(float16), tensor(double), tensor(bfloat16)
+        T2: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "STFT", 17), _OPSET, (signal, frame_step, window, frame_length,), {"onesided": onesided})
+
+
+def Scan(
+    *initial_state_and_scan_inputs: _rt.VarLike,
+    body: _rt.GraphLike = _rt.REQUIRED,
+    num_scan_inputs: int = _rt.REQUIRED,
+    scan_input_axes: _Seq[int] | None = None,
+    scan_input_directions: _Seq[int] | None = None,
+    scan_output_axes: _Seq[int] | None = None,
+    scan_output_directions: _Seq[int] | None = None,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
+    state values between iterations, and stacks each iteration's scan outputs. Directions
+    and axes are configurable per scan input and output.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to V.
+
+    Signature: ``ai.onnx@19::Scan``
+
+    Inputs:
+        initial_state_and_scan_inputs: V, variadic
+
+    Outputs:
+        final_state_and_scan_outputs: V, variadic
+
+    Attributes:
+        body: GRAPH, required
+        num_scan_inputs: INT, required
+        scan_input_axes: INTS, optional
+        scan_input_directions: INTS, optional
+        scan_output_axes: INTS, optional
+        scan_output_directions: INTS, optional
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+    """
+    return _rt.emit_tuple(("", "Scan", 19), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count)
+
+
+def ScatterElements(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    updates: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    reduction: str = "none",
+) -> _Var:
+    """Copies `data` and writes each element of `updates` to the position whose `axis`
+    coordinate comes from `indices` (other coordinates are the element's own), optionally
+    combining with the existing value by add, mul, max or min. The inverse of
+    GatherElements.
+
+    Changed in version 18: `reduction` also accepts max and min.
+
+    Signature: ``ai.onnx@18::ScatterElements``
+
+    Inputs:
+        data: T
+        indices: Tind
+        updates: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 0
+        reduction: STRING, default 'none'
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "ScatterElements", 18), _OPSET, (data, indices, updates,), {"axis": axis, "reduction": reduction})
+
+
+def ScatterND(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    updates: _rt.VarLike,
+    /,
+    *,
+    reduction: str = "none",
+) -> _Var:
+    """Copies `data` and writes `updates` to the elements or slices addressed by the index
+    tuples in `indices`, optionally combining with the existing values by add, mul, max or
+    min. The inverse of GatherND.
+
+    Changed in version 18: `reduction` also accepts max and min.
+
+    Signature: ``ai.onnx@18::ScatterND``
+
+    Inputs:
+        data: T
+        indices: tensor(int64)
+        updates: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        reduction: STRING, default 'none'
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "ScatterND", 18), _OPSET, (data, indices, updates,), {"reduction": reduction})
+
+
+def Selu(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 1.6732631921768188,
+    gamma: float = 1.0507010221481323,
+) -> _Var:
+    """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
+    otherwise, elementwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and refines the `alpha` and `gamma` defaults to the float32 values nearest the exact SELU constants.
+
+    Signature: ``ai.onnx@6::Selu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.6732631921768188
+        gamma: FLOAT, default 1.0507010221481323
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+
+
+def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /) -> _Var:
+    """Returns the tensor at the given (possibly negative) position of a sequence.
+
+    Signature: ``ai.onnx@11::SequenceAt``
+
+    Inputs:
+        input_sequence: S
+        position: I
+
+    Outputs:
+        tensor: T
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        I: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "SequenceAt", 11), _OPSET, (input_sequence, position,), {})
+
+
+def SequenceConstruct(*inputs: _rt.VarLike) -> _Var:
+    """Builds a sequence from its tensor inputs, which must share an element type.
+
+    Signature: ``ai.onnx@11::SequenceConstruct``
+
+    Inputs:
+        inputs: T, variadic
+
+    Outputs:
+        output_sequence: S
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+    """
+    return _rt.emit1(("", "SequenceConstruct", 11), _OPSET, (*inputs,), {})
+
+
+def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None) -> _Var:
+    """Creates an empty tensor sequence whose element type is `dtype` (float by default).
+
+    Signature: ``ai.onnx@11::SequenceEmpty``
+
+    Outputs:
+        output: S
+
+    Attributes:
+        dtype: INT, optional
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+    """
+    return _rt.emit1(("", "SequenceEmpty", 11), _OPSET, (), {"dtype": dtype})
+
+
+def SequenceErase(input_sequence: _rt.VarLike, position: _rt.VarLike | None = None, /) -> _Var:
+    """Returns the sequence with the tensor at `position` removed (the last one when no
+    position is given).
+
+    Signature: ``ai.onnx@11::SequenceErase``
+
+    Inputs:
+        input_sequence: S
+        position: I, optional
+
+    Outputs:
+        output_sequence: S
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        I: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "SequenceErase", 11), _OPSET, (input_sequence, position,), {})
+
+
+def SequenceInsert(
+    input_sequence: _rt.VarLike,
+    tensor: _rt.VarLike,
+    position: _rt.VarLike | None = None,
+    /,
+) -> _Var:
+    """Returns the sequence with a tensor inserted at `position`, or appended when no position
+    is given.
+
+    Signature: ``ai.onnx@11::SequenceInsert``
+
+    Inputs:
+        input_sequence: S
+        tensor: T
+        position: I, optional
+
+    Outputs:
+        output_sequence: S
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        I: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "SequenceInsert", 11), _OPSET, (input_sequence, tensor, position,), {})
+
+
+def SequenceLength(input_sequence: _rt.VarLike, /) -> _Var:
+    """Returns the number of tensors in a sequence as an int64 scalar.
+
+    Signature: ``ai.onnx@11::SequenceLength``
+
+    Inputs:
+        input_sequence: S
+
+    Outputs:
+        length: I
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        I: tensor(int64)
+    """
+    return _rt.emit1(("", "SequenceLength", 11), _OPSET, (input_sequence,), {})
+
+
+def SequenceMap(
+    input_sequence: _rt.VarLike,
+    *additional_inputs: _rt.VarLike,
+    body: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Applies the `body` graph to each element of the input sequence (together with matching
+    elements of other sequence inputs and any tensor inputs passed whole) and collects the
+    results into output sequences.
+
+    Signature: ``ai.onnx@17::SequenceMap``
+
+    Inputs:
+        input_sequence: S
+        additional_inputs: V, variadic
+
+    Outputs:
+        out_sequence: S, variadic
+
+    Attributes:
+        body: GRAPH, required
+
+    Type constraints:
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128), seq(tensor(uint8)), seq(tensor(uint16)),
+                seq(tensor(uint32)), seq(tensor(uint64)), seq(tensor(int8)),
+                seq(tensor(int16)), seq(tensor(int32)), seq(tensor(int64)),
+                seq(tensor(float16)), seq(tensor(float)), seq(tensor(double)),
+                seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
+                seq(tensor(complex128))
+    """
+    return _rt.emit_tuple(("", "SequenceMap", 17), _OPSET, (input_sequence, *additional_inputs,), {"body": body}, outputs_count)
+
+
+def Shape(data: _rt.VarLike, /, *, end: int | None = None, start: int = 0) -> _Var:
+    """Returns the input's dimensions as a 1-D int64 tensor, optionally only the slice between
+    the `start` and `end` axes.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T.
+
+    Signature: ``ai.onnx@19::Shape``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        shape: T1
+
+    Attributes:
+        end: INT, optional
+        start: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Shape", 19), _OPSET, (data,), {"end": end, "start": start})
+
+
+def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _Var:
+    """Soft/hard shrinkage: x + bias where x < -lambd, x - bias where x > lambd, and 0 in
+    between.
+
+    Signature: ``ai.onnx@9::Shrink``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        bias: FLOAT, default 0.0
+        lambd: FLOAT, default 0.5
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd})
+
+
+def Sigmoid(X: _rt.VarLike, /) -> _Var:
+    """Logistic function 1 / (1 + exp(-x)) applied elementwise.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Sigmoid``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Sigmoid", 13), _OPSET, (X,), {})
+
+
+def Sign(input: _rt.VarLike, /) -> _Var:
+    """Elementwise sign: -1 for negative, 0 for zero and 1 for positive values.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Sign``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Sign", 13), _OPSET, (input,), {})
+
+
+def Sin(input: _rt.VarLike, /) -> _Var:
+    """Elementwise sine of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Sin``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+
+
+def Sinh(input: _rt.VarLike, /) -> _Var:
+    """Elementwise hyperbolic sine of a floating-point tensor.
+
+    Signature: ``ai.onnx@9::Sinh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sinh", 9), _OPSET, (input,), {})
+
+
+def Size(data: _rt.VarLike, /) -> _Var:
+    """Counts the elements of the input tensor and returns the count as an int64 scalar.
+
+    Changed in version 19: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T.
+
+    Signature: ``ai.onnx@19::Size``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        size: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128), tensor(float8e4m3fn),
+                tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Size", 19), _OPSET, (data,), {})
+
+
+def Slice(
+    data: _rt.VarLike,
+    starts: _rt.VarLike,
+    ends: _rt.VarLike,
+    axes: _rt.VarLike | None = None,
+    steps: _rt.VarLike | None = None,
+    /,
+) -> _Var:
+    """Extracts a strided sub-tensor: for each axis in `axes`, keeps positions from `starts` up
+    to (not including) `ends` in increments of `steps`. Out-of-range bounds are clamped,
+    negative values count from the end and negative steps walk backwards.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Slice``
+
+    Inputs:
+        data: T
+        starts: Tind
+        ends: Tind
+        axes: Tind, optional
+        steps: Tind, optional
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Slice", 13), _OPSET, (data, starts, ends, axes, steps,), {})
+
+
+def Softmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+    """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
+
+    Changed in version 13: Computes along the single dimension `axis` instead of flattening to 2-D around it, and `axis` now defaults to -1; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Softmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Softmax", 13), _OPSET, (input,), {"axis": axis})
+
+
+class SoftmaxCrossEntropyLossOutputs(_NamedTuple):
+    """The outputs of SoftmaxCrossEntropyLoss (version 13)."""
+
+    output: _Var
+    log_prob: _Var
+
+
+def SoftmaxCrossEntropyLoss(
+    scores: _rt.VarLike,
+    labels: _rt.VarLike,
+    weights: _rt.VarLike | None = None,
+    /,
+    *,
+    ignore_index: int | None = None,
+    reduction: str = "mean",
+) -> SoftmaxCrossEntropyLossOutputs:
+    """Cross-entropy between softmax(scores) over the class axis 1 and integer `labels`, with
+    optional class `weights` and `ignore_index`, reduced per `reduction`. Can also output
+    the log-probabilities.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::SoftmaxCrossEntropyLoss``
+
+    Inputs:
+        scores: T
+        labels: Tind
+        weights: T, optional
+
+    Outputs:
+        output: T
+        log_prob: T, optional
+
+    Attributes:
+        ignore_index: INT, optional
+        reduction: STRING, default 'mean'
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit_named(("", "SoftmaxCrossEntropyLoss", 13), _OPSET, (scores, labels, weights,), {"ignore_index": ignore_index, "reduction": reduction}, SoftmaxCrossEntropyLossOutputs)
+
+
+def Softplus(X: _rt.VarLike, /) -> _Var:
+    """log(1 + exp(x)) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softplus``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+
+
+def Softsign(input: _rt.VarLike, /) -> _Var:
+    """x / (1 + |x|) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softsign``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+
+
+def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+    """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
+    into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
+    DepthToSpace.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::SpaceToDepth``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "SpaceToDepth", 13), _OPSET, (input,), {"blocksize": blocksize})
+
+
+def Split(
+    input: _rt.VarLike,
+    split: _rt.VarLike | None = None,
+    /,
+    *,
+    axis: int = 0,
+    num_outputs: int | None = None,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
+    input or `num_outputs` near-equal parts (the last may be smaller).
+
+    Changed in version 18: Adds the `num_outputs` attribute to cut into that many near-equal parts, the last possibly smaller.
+
+    Signature: ``ai.onnx@18::Split``
+
+    Inputs:
+        input: T
+        split: tensor(int64), optional
+
+    Outputs:
+        outputs: T, variadic
+
+    Attributes:
+        axis: INT, default 0
+        num_outputs: INT, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit_tuple(("", "Split", 18), _OPSET, (input, split,), {"axis": axis, "num_outputs": num_outputs}, outputs_count)
+
+
+def SplitToSequence(
+    input: _rt.VarLike,
+    split: _rt.VarLike | None = None,
+    /,
+    *,
+    axis: int = 0,
+    keepdims: int = 1,
+) -> _Var:
+    """Cuts a tensor along `axis` into a sequence, using a scalar chunk size or a list of part
+    lengths from `split`, or single slices (with the axis dropped when `keepdims` is 0) when
+    `split` is absent.
+
+    Signature: ``ai.onnx@11::SplitToSequence``
+
+    Inputs:
+        input: T
+        split: I, optional
+
+    Outputs:
+        output_sequence: S
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        I: tensor(int32), tensor(int64)
+        S: seq(tensor(uint8)), seq(tensor(uint16)), seq(tensor(uint32)),
+                seq(tensor(uint64)), seq(tensor(int8)), seq(tensor(int16)),
+                seq(tensor(int32)), seq(tensor(int64)), seq(tensor(float16)),
+                seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
+                seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
+    """
+    return _rt.emit1(("", "SplitToSequence", 11), _OPSET, (input, split,), {"axis": axis, "keepdims": keepdims})
+
+
+def Sqrt(X: _rt.VarLike, /) -> _Var:
+    """Square root of every element; negative inputs give NaN.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Sqrt``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Sqrt", 13), _OPSET, (X,), {})
+
+
+def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /) -> _Var:
+    """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
+
+    Changed in version 13: `axes` moves from an attribute to an optional int64 input; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Squeeze``
+
+    Inputs:
+        data: T
+        axes: tensor(int64), optional
+
+    Outputs:
+        squeezed: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Squeeze", 13), _OPSET, (data, axes,), {})
+
+
 def StringConcat(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     """Concatenates each string of X with the corresponding string of Y, broadcasting the two
     inputs numpy-style.
@@ -716,6 +5375,35 @@ def StringConcat(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
         T: tensor(string)
     """
     return _rt.emit1(("", "StringConcat", 20), _OPSET, (X, Y,), {})
+
+
+def StringNormalizer(
+    X: _rt.VarLike,
+    /,
+    *,
+    case_change_action: str = "NONE",
+    is_case_sensitive: int = 0,
+    locale: str | None = None,
+    stopwords: _Seq[str] | None = None,
+) -> _Var:
+    """Cleans a 1-D or [1, C] string tensor by dropping listed `stopwords` (case-sensitively or
+    not) and optionally converting case to upper or lower.
+
+    Signature: ``ai.onnx@10::StringNormalizer``
+
+    Inputs:
+        X: tensor(string)
+
+    Outputs:
+        Y: tensor(string)
+
+    Attributes:
+        case_change_action: STRING, default 'NONE'
+        is_case_sensitive: INT, default 0
+        locale: STRING, optional
+        stopwords: STRINGS, optional
+    """
+    return _rt.emit1(("", "StringNormalizer", 10), _OPSET, (X,), {"case_change_action": case_change_action, "is_case_sensitive": is_case_sensitive, "locale": locale, "stopwords": stopwords})
 
 
 class StringSplitOutputs(_NamedTuple):
@@ -757,181 +5445,371 @@ def StringSplit(
     return _rt.emit_named(("", "StringSplit", 20), _OPSET, (X,), {"delimiter": delimiter, "maxsplit": maxsplit}, StringSplitOutputs)
 
 
-# Unchanged since an earlier opset: the same functions, recording this opset.
-Abs = _rt.rebind(_Abs, _OPSET)
-Acos = _rt.rebind(_Acos, _OPSET)
-Acosh = _rt.rebind(_Acosh, _OPSET)
-Add = _rt.rebind(_Add, _OPSET)
-And = _rt.rebind(_And, _OPSET)
-ArgMax = _rt.rebind(_ArgMax, _OPSET)
-ArgMin = _rt.rebind(_ArgMin, _OPSET)
-Asin = _rt.rebind(_Asin, _OPSET)
-Asinh = _rt.rebind(_Asinh, _OPSET)
-Atan = _rt.rebind(_Atan, _OPSET)
-Atanh = _rt.rebind(_Atanh, _OPSET)
-AveragePool = _rt.rebind(_AveragePool, _OPSET)
-BatchNormalization = _rt.rebind(_BatchNormalization, _OPSET)
-Bernoulli = _rt.rebind(_Bernoulli, _OPSET)
-BitShift = _rt.rebind(_BitShift, _OPSET)
-BitwiseAnd = _rt.rebind(_BitwiseAnd, _OPSET)
-BitwiseNot = _rt.rebind(_BitwiseNot, _OPSET)
-BitwiseOr = _rt.rebind(_BitwiseOr, _OPSET)
-BitwiseXor = _rt.rebind(_BitwiseXor, _OPSET)
-BlackmanWindow = _rt.rebind(_BlackmanWindow, _OPSET)
-Cast = _rt.rebind(_Cast, _OPSET)
-CastLike = _rt.rebind(_CastLike, _OPSET)
-Ceil = _rt.rebind(_Ceil, _OPSET)
-Celu = _rt.rebind(_Celu, _OPSET)
-CenterCropPad = _rt.rebind(_CenterCropPad, _OPSET)
-Clip = _rt.rebind(_Clip, _OPSET)
-Col2Im = _rt.rebind(_Col2Im, _OPSET)
-Compress = _rt.rebind(_Compress, _OPSET)
-Concat = _rt.rebind(_Concat, _OPSET)
-ConcatFromSequence = _rt.rebind(_ConcatFromSequence, _OPSET)
-Constant = _rt.rebind(_Constant, _OPSET)
-Conv = _rt.rebind(_Conv, _OPSET)
-ConvInteger = _rt.rebind(_ConvInteger, _OPSET)
-ConvTranspose = _rt.rebind(_ConvTranspose, _OPSET)
-Cos = _rt.rebind(_Cos, _OPSET)
-Cosh = _rt.rebind(_Cosh, _OPSET)
-CumSum = _rt.rebind(_CumSum, _OPSET)
-DeformConv = _rt.rebind(_DeformConv, _OPSET)
-DepthToSpace = _rt.rebind(_DepthToSpace, _OPSET)
-DequantizeLinear = _rt.rebind(_DequantizeLinear, _OPSET)
-Det = _rt.rebind(_Det, _OPSET)
-Div = _rt.rebind(_Div, _OPSET)
-Dropout = _rt.rebind(_Dropout, _OPSET)
-DynamicQuantizeLinear = _rt.rebind(_DynamicQuantizeLinear, _OPSET)
-Einsum = _rt.rebind(_Einsum, _OPSET)
-Elu = _rt.rebind(_Elu, _OPSET)
-Equal = _rt.rebind(_Equal, _OPSET)
-Erf = _rt.rebind(_Erf, _OPSET)
-Exp = _rt.rebind(_Exp, _OPSET)
-Expand = _rt.rebind(_Expand, _OPSET)
-EyeLike = _rt.rebind(_EyeLike, _OPSET)
-Flatten = _rt.rebind(_Flatten, _OPSET)
-Floor = _rt.rebind(_Floor, _OPSET)
-GRU = _rt.rebind(_GRU, _OPSET)
-Gather = _rt.rebind(_Gather, _OPSET)
-GatherElements = _rt.rebind(_GatherElements, _OPSET)
-GatherND = _rt.rebind(_GatherND, _OPSET)
-Gemm = _rt.rebind(_Gemm, _OPSET)
-GlobalAveragePool = _rt.rebind(_GlobalAveragePool, _OPSET)
-GlobalLpPool = _rt.rebind(_GlobalLpPool, _OPSET)
-GlobalMaxPool = _rt.rebind(_GlobalMaxPool, _OPSET)
-Greater = _rt.rebind(_Greater, _OPSET)
-GreaterOrEqual = _rt.rebind(_GreaterOrEqual, _OPSET)
-HammingWindow = _rt.rebind(_HammingWindow, _OPSET)
-HannWindow = _rt.rebind(_HannWindow, _OPSET)
-HardSigmoid = _rt.rebind(_HardSigmoid, _OPSET)
-HardSwish = _rt.rebind(_HardSwish, _OPSET)
-Hardmax = _rt.rebind(_Hardmax, _OPSET)
-Identity = _rt.rebind(_Identity, _OPSET)
-If = _rt.rebind(_If, _OPSET)
-InstanceNormalization = _rt.rebind(_InstanceNormalization, _OPSET)
-LRN = _rt.rebind(_LRN, _OPSET)
-LSTM = _rt.rebind(_LSTM, _OPSET)
-LayerNormalization = _rt.rebind(_LayerNormalization, _OPSET)
-LeakyRelu = _rt.rebind(_LeakyRelu, _OPSET)
-Less = _rt.rebind(_Less, _OPSET)
-LessOrEqual = _rt.rebind(_LessOrEqual, _OPSET)
-Log = _rt.rebind(_Log, _OPSET)
-LogSoftmax = _rt.rebind(_LogSoftmax, _OPSET)
-Loop = _rt.rebind(_Loop, _OPSET)
-LpNormalization = _rt.rebind(_LpNormalization, _OPSET)
-LpPool = _rt.rebind(_LpPool, _OPSET)
-MatMul = _rt.rebind(_MatMul, _OPSET)
-MatMulInteger = _rt.rebind(_MatMulInteger, _OPSET)
-Max = _rt.rebind(_Max, _OPSET)
-MaxPool = _rt.rebind(_MaxPool, _OPSET)
-MaxRoiPool = _rt.rebind(_MaxRoiPool, _OPSET)
-MaxUnpool = _rt.rebind(_MaxUnpool, _OPSET)
-Mean = _rt.rebind(_Mean, _OPSET)
-MeanVarianceNormalization = _rt.rebind(_MeanVarianceNormalization, _OPSET)
-MelWeightMatrix = _rt.rebind(_MelWeightMatrix, _OPSET)
-Min = _rt.rebind(_Min, _OPSET)
-Mish = _rt.rebind(_Mish, _OPSET)
-Mod = _rt.rebind(_Mod, _OPSET)
-Mul = _rt.rebind(_Mul, _OPSET)
-Multinomial = _rt.rebind(_Multinomial, _OPSET)
-Neg = _rt.rebind(_Neg, _OPSET)
-NegativeLogLikelihoodLoss = _rt.rebind(_NegativeLogLikelihoodLoss, _OPSET)
-NonMaxSuppression = _rt.rebind(_NonMaxSuppression, _OPSET)
-NonZero = _rt.rebind(_NonZero, _OPSET)
-Not = _rt.rebind(_Not, _OPSET)
-OneHot = _rt.rebind(_OneHot, _OPSET)
-Optional = _rt.rebind(_Optional, _OPSET)
-OptionalGetElement = _rt.rebind(_OptionalGetElement, _OPSET)
-OptionalHasElement = _rt.rebind(_OptionalHasElement, _OPSET)
-Or = _rt.rebind(_Or, _OPSET)
-PRelu = _rt.rebind(_PRelu, _OPSET)
-Pad = _rt.rebind(_Pad, _OPSET)
-Pow = _rt.rebind(_Pow, _OPSET)
-QLinearConv = _rt.rebind(_QLinearConv, _OPSET)
-QLinearMatMul = _rt.rebind(_QLinearMatMul, _OPSET)
-QuantizeLinear = _rt.rebind(_QuantizeLinear, _OPSET)
-RNN = _rt.rebind(_RNN, _OPSET)
-RandomNormal = _rt.rebind(_RandomNormal, _OPSET)
-RandomNormalLike = _rt.rebind(_RandomNormalLike, _OPSET)
-RandomUniform = _rt.rebind(_RandomUniform, _OPSET)
-RandomUniformLike = _rt.rebind(_RandomUniformLike, _OPSET)
-Range = _rt.rebind(_Range, _OPSET)
-Reciprocal = _rt.rebind(_Reciprocal, _OPSET)
-ReduceL1 = _rt.rebind(_ReduceL1, _OPSET)
-ReduceL2 = _rt.rebind(_ReduceL2, _OPSET)
-ReduceLogSum = _rt.rebind(_ReduceLogSum, _OPSET)
-ReduceLogSumExp = _rt.rebind(_ReduceLogSumExp, _OPSET)
-ReduceMean = _rt.rebind(_ReduceMean, _OPSET)
-ReduceProd = _rt.rebind(_ReduceProd, _OPSET)
-ReduceSum = _rt.rebind(_ReduceSum, _OPSET)
-ReduceSumSquare = _rt.rebind(_ReduceSumSquare, _OPSET)
-Relu = _rt.rebind(_Relu, _OPSET)
-Reshape = _rt.rebind(_Reshape, _OPSET)
-Resize = _rt.rebind(_Resize, _OPSET)
-ReverseSequence = _rt.rebind(_ReverseSequence, _OPSET)
-RoiAlign = _rt.rebind(_RoiAlign, _OPSET)
-Round = _rt.rebind(_Round, _OPSET)
-STFT = _rt.rebind(_STFT, _OPSET)
-Scan = _rt.rebind(_Scan, _OPSET)
-ScatterElements = _rt.rebind(_ScatterElements, _OPSET)
-ScatterND = _rt.rebind(_ScatterND, _OPSET)
-Selu = _rt.rebind(_Selu, _OPSET)
-SequenceAt = _rt.rebind(_SequenceAt, _OPSET)
-SequenceConstruct = _rt.rebind(_SequenceConstruct, _OPSET)
-SequenceEmpty = _rt.rebind(_SequenceEmpty, _OPSET)
-SequenceErase = _rt.rebind(_SequenceErase, _OPSET)
-SequenceInsert = _rt.rebind(_SequenceInsert, _OPSET)
-SequenceLength = _rt.rebind(_SequenceLength, _OPSET)
-SequenceMap = _rt.rebind(_SequenceMap, _OPSET)
-Shape = _rt.rebind(_Shape, _OPSET)
-Shrink = _rt.rebind(_Shrink, _OPSET)
-Sigmoid = _rt.rebind(_Sigmoid, _OPSET)
-Sign = _rt.rebind(_Sign, _OPSET)
-Sin = _rt.rebind(_Sin, _OPSET)
-Sinh = _rt.rebind(_Sinh, _OPSET)
-Size = _rt.rebind(_Size, _OPSET)
-Slice = _rt.rebind(_Slice, _OPSET)
-Softmax = _rt.rebind(_Softmax, _OPSET)
-SoftmaxCrossEntropyLoss = _rt.rebind(_SoftmaxCrossEntropyLoss, _OPSET)
-Softplus = _rt.rebind(_Softplus, _OPSET)
-Softsign = _rt.rebind(_Softsign, _OPSET)
-SpaceToDepth = _rt.rebind(_SpaceToDepth, _OPSET)
-Split = _rt.rebind(_Split, _OPSET)
-SplitToSequence = _rt.rebind(_SplitToSequence, _OPSET)
-Sqrt = _rt.rebind(_Sqrt, _OPSET)
-Squeeze = _rt.rebind(_Squeeze, _OPSET)
-StringNormalizer = _rt.rebind(_StringNormalizer, _OPSET)
-Sub = _rt.rebind(_Sub, _OPSET)
-Sum = _rt.rebind(_Sum, _OPSET)
-Tan = _rt.rebind(_Tan, _OPSET)
-Tanh = _rt.rebind(_Tanh, _OPSET)
-TfIdfVectorizer = _rt.rebind(_TfIdfVectorizer, _OPSET)
-ThresholdedRelu = _rt.rebind(_ThresholdedRelu, _OPSET)
-Tile = _rt.rebind(_Tile, _OPSET)
-TopK = _rt.rebind(_TopK, _OPSET)
-Transpose = _rt.rebind(_Transpose, _OPSET)
-Trilu = _rt.rebind(_Trilu, _OPSET)
-Unique = _rt.rebind(_Unique, _OPSET)
-Unsqueeze = _rt.rebind(_Unsqueeze, _OPSET)
-Where = _rt.rebind(_Where, _OPSET)
-Xor = _rt.rebind(_Xor, _OPSET)
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A - B elementwise, with numpy-style broadcasting.
+
+    Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
+
+    Signature: ``ai.onnx@14::Sub``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Sub", 14), _OPSET, (A, B,), {})
+
+
+def Sum(*data_0: _rt.VarLike) -> _Var:
+    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Sum``
+
+    Inputs:
+        data_0: T, variadic
+
+    Outputs:
+        sum: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
+    """
+    return _rt.emit1(("", "Sum", 13), _OPSET, (*data_0,), {})
+
+
+def Tan(input: _rt.VarLike, /) -> _Var:
+    """Elementwise tangent of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Tan``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+
+
+def Tanh(input: _rt.VarLike, /) -> _Var:
+    """Hyperbolic tangent of every element.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Tanh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Tanh", 13), _OPSET, (input,), {})
+
+
+def TfIdfVectorizer(
+    X: _rt.VarLike,
+    /,
+    *,
+    max_gram_length: int = _rt.REQUIRED,
+    max_skip_count: int = _rt.REQUIRED,
+    min_gram_length: int = _rt.REQUIRED,
+    mode: str = _rt.REQUIRED,
+    ngram_counts: _Seq[int] = _rt.REQUIRED,
+    ngram_indexes: _Seq[int] = _rt.REQUIRED,
+    pool_int64s: _Seq[int] | None = None,
+    pool_strings: _Seq[str] | None = None,
+    weights: _Seq[float] | None = None,
+) -> _Var:
+    """Counts the n-grams (with optional skips) from a fixed pool that occur in each row of
+    integer or string tokens and emits them as a dense vector of term frequencies, inverse
+    document frequencies or both, per `mode`.
+
+    Signature: ``ai.onnx@9::TfIdfVectorizer``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T1
+
+    Attributes:
+        max_gram_length: INT, required
+        max_skip_count: INT, required
+        min_gram_length: INT, required
+        mode: STRING, required
+        ngram_counts: INTS, required
+        ngram_indexes: INTS, required
+        pool_int64s: INTS, optional
+        pool_strings: STRINGS, optional
+        weights: FLOATS, optional
+
+    Type constraints:
+        T: tensor(string), tensor(int32), tensor(int64)
+        T1: tensor(float)
+    """
+    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights})
+
+
+def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+    """Passes x through where x > alpha and outputs 0 elsewhere.
+
+    Signature: ``ai.onnx@10::ThresholdedRelu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ThresholdedRelu", 10), _OPSET, (X,), {"alpha": alpha})
+
+
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+    """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
+    broadcasting.
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Tile``
+
+    Inputs:
+        input: T
+        repeats: T1
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Tile", 13), _OPSET, (input, repeats,), {})
+
+
+class TopKOutputs(_NamedTuple):
+    """The outputs of TopK (version 11)."""
+
+    Values: _Var
+    Indices: _Var
+
+
+def TopK(
+    X: _rt.VarLike,
+    K: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    largest: int = 1,
+    sorted: int = 1,
+) -> TopKOutputs:
+    """Returns the K largest (or smallest) values along `axis` and their int64 positions,
+    sorted by default; ties favour the lower index.
+
+    Changed in version 11: Adds the `largest` and `sorted` attributes, negative `axis` values and all integer types to T.
+
+    Signature: ``ai.onnx@11::TopK``
+
+    Inputs:
+        X: T
+        K: tensor(int64)
+
+    Outputs:
+        Values: T
+        Indices: I
+
+    Attributes:
+        axis: INT, default -1
+        largest: INT, default 1
+        sorted: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+        I: tensor(int64)
+    """
+    return _rt.emit_named(("", "TopK", 11), _OPSET, (X, K,), {"axis": axis, "largest": largest, "sorted": sorted}, TopKOutputs)
+
+
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+    """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
+
+    Changed in version 13: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Transpose``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        transposed: T
+
+    Attributes:
+        perm: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Transpose", 13), _OPSET, (data,), {"perm": perm})
+
+
+def Trilu(input: _rt.VarLike, k: _rt.VarLike | None = None, /, *, upper: int = 1) -> _Var:
+    """Keeps the upper (or lower) triangle of the matrices in the last two dimensions, offset
+    by the diagonal index `k`, and zeroes the rest.
+
+    Signature: ``ai.onnx@14::Trilu``
+
+    Inputs:
+        input: T
+        k: tensor(int64), optional
+
+    Outputs:
+        output: T
+
+    Attributes:
+        upper: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Trilu", 14), _OPSET, (input, k,), {"upper": upper})
+
+
+class UniqueOutputs(_NamedTuple):
+    """The outputs of Unique (version 11)."""
+
+    Y: _Var
+    indices: _Var
+    inverse_indices: _Var
+    counts: _Var
+
+
+def Unique(X: _rt.VarLike, /, *, axis: int | None = None, sorted: int = 1) -> UniqueOutputs:
+    """Finds the distinct values (or distinct slices along `axis`) of the input, sorted or in
+    order of first appearance, and can also return first-occurrence indices, the inverse
+    mapping and counts.
+
+    Signature: ``ai.onnx@11::Unique``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+        indices: tensor(int64), optional
+        inverse_indices: tensor(int64), optional
+        counts: tensor(int64), optional
+
+    Attributes:
+        axis: INT, optional
+        sorted: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit_named(("", "Unique", 11), _OPSET, (X,), {"axis": axis, "sorted": sorted}, UniqueOutputs)
+
+
+def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /) -> _Var:
+    """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
+    output.
+
+    Changed in version 13: `axes` moves from a required attribute to a required int64 input; adds bfloat16 to T.
+
+    Signature: ``ai.onnx@13::Unsqueeze``
+
+    Inputs:
+        data: T
+        axes: tensor(int64)
+
+    Outputs:
+        expanded: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Unsqueeze", 13), _OPSET, (data, axes,), {})
+
+
+def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+    """Chooses elementwise between X (where `condition` is true) and Y (elsewhere),
+    broadcasting all three inputs numpy-style.
+
+    Changed in version 16: Adds bfloat16 to T.
+
+    Signature: ``ai.onnx@16::Where``
+
+    Inputs:
+        condition: B
+        X: T
+        Y: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        B: tensor(bool)
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
+                tensor(float16), tensor(float), tensor(double), tensor(string),
+                tensor(bool), tensor(complex64), tensor(complex128)
+    """
+    return _rt.emit1(("", "Where", 16), _OPSET, (condition, X, Y,), {})
+
+
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Xor``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})

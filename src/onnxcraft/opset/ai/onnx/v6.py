@@ -11,72 +11,6 @@ import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
 from onnxcraft.opset import _runtime as _rt
-from onnxcraft.opset.ai.onnx.v5 import (
-    And as _And,
-    ArgMax as _ArgMax,
-    ArgMin as _ArgMin,
-    AveragePool as _AveragePool,
-    Concat as _Concat,
-    Constant as _Constant,
-    Conv as _Conv,
-    ConvTranspose as _ConvTranspose,
-    DepthToSpace as _DepthToSpace,
-    Equal as _Equal,
-    Flatten as _Flatten,
-    GRU as _GRU,
-    Gather as _Gather,
-    GlobalAveragePool as _GlobalAveragePool,
-    GlobalLpPool as _GlobalLpPool,
-    GlobalMaxPool as _GlobalMaxPool,
-    Greater as _Greater,
-    Hardmax as _Hardmax,
-    Identity as _Identity,
-    If as _If,
-    LRN as _LRN,
-    LSTM as _LSTM,
-    Less as _Less,
-    LogSoftmax as _LogSoftmax,
-    Loop as _Loop,
-    LpNormalization as _LpNormalization,
-    LpPool as _LpPool,
-    MatMul as _MatMul,
-    MaxPool as _MaxPool,
-    MaxRoiPool as _MaxRoiPool,
-    Not as _Not,
-    Or as _Or,
-    Pad as _Pad,
-    Pow as _Pow,
-    RNN as _RNN,
-    RandomNormal as _RandomNormal,
-    RandomNormalLike as _RandomNormalLike,
-    RandomUniform as _RandomUniform,
-    RandomUniformLike as _RandomUniformLike,
-    ReduceL1 as _ReduceL1,
-    ReduceL2 as _ReduceL2,
-    ReduceLogSum as _ReduceLogSum,
-    ReduceLogSumExp as _ReduceLogSumExp,
-    ReduceMax as _ReduceMax,
-    ReduceMean as _ReduceMean,
-    ReduceMin as _ReduceMin,
-    ReduceProd as _ReduceProd,
-    ReduceSum as _ReduceSum,
-    ReduceSumSquare as _ReduceSumSquare,
-    Reshape as _Reshape,
-    Shape as _Shape,
-    Size as _Size,
-    Slice as _Slice,
-    Softmax as _Softmax,
-    Softplus as _Softplus,
-    Softsign as _Softsign,
-    SpaceToDepth as _SpaceToDepth,
-    Split as _Split,
-    Squeeze as _Squeeze,
-    TopK as _TopK,
-    Transpose as _Transpose,
-    Unsqueeze as _Unsqueeze,
-    Upsample as _Upsample,
-    Xor as _Xor,
-)
 
 _DOMAIN = ""
 _OPSET = 6
@@ -202,8 +136,8 @@ def Abs(X: _rt.VarLike, /) -> _Var:
 
 
 def Add(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
-    shape.
+    """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -225,6 +159,112 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
                 tensor(float), tensor(double)
     """
     return _rt.emit1(("", "Add", 6), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+
+
+def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+    """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
+
+    Signature: ``ai.onnx@1::And``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "And", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+
+
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+    """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise.
+
+    Signature: ``ai.onnx@1::ArgMax``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+
+
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+    """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise.
+
+    Signature: ``ai.onnx@1::ArgMin``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+
+
+def AveragePool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
+    outputs the window mean, honoring strides and padding, with the output size rounded
+    down. Padded positions never count toward the divisor.
+
+    Signature: ``ai.onnx@1::AveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "AveragePool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -251,8 +291,9 @@ def BatchNormalization(
     spatial: int = 1,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
-    In inference mode it uses the given running statistics; with `training_mode` it uses
-    batch statistics and can also return the momentum-updated running mean and variance.
+    With `is_test` set it uses the given running statistics; otherwise it uses batch
+    statistics and can also return the updated running statistics and the batch mean and
+    variance it saved.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts inputs with any number of spatial dimensions.
 
@@ -285,9 +326,8 @@ def BatchNormalization(
 
 
 def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
-    """Converts every element to the data type named by `to`, keeping the shape; covers
-    numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
-    handling and rounding for the low-precision float targets.
+    """Converts every element to the data type named by `to`, keeping the shape; covers numeric
+    and bool conversions.
 
     Changed in version 6: `to` becomes an integer data-type code instead of a type-name string.
 
@@ -362,9 +402,165 @@ def Clip(
     return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min})
 
 
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+    """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
+    dimension.
+
+    Changed in version 4: `axis` becomes required (it used to default to 1) and T extends from floating point to every tensor type.
+
+    Signature: ``ai.onnx@4::Concat``
+
+    Inputs:
+        inputs: T, variadic
+
+    Outputs:
+        concat_result: T
+
+    Attributes:
+        axis: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+
+
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+    """Produces a fixed tensor given by its `value` attribute.
+
+    Signature: ``ai.onnx@1::Constant``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        value: TENSOR, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value})
+
+
+def Conv(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
+    C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
+    `auto_pad`, dilations and channel `group`s determine the output layout.
+
+    Signature: ``ai.onnx@1::Conv``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def ConvTranspose(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    output_padding: _Seq[int] | None = None,
+    output_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
+    W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
+    input. The output extent comes from strides, pads, `output_padding` and dilations, or is
+    fixed through `output_shape`.
+
+    Signature: ``ai.onnx@1::ConvTranspose``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        output_padding: INTS, optional
+        output_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+
+
+def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+    """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
+    blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
+    order.
+
+    Signature: ``ai.onnx@1::DepthToSpace``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+
+
 def Div(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
-    zero.
+    """C = A / B elementwise; integer division truncates toward zero. Both operands share one
+    shape unless `broadcast` is set; then B is stretched to A's shape, matched at the
+    trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T, with integer division truncating toward zero.
 
@@ -444,6 +640,38 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
 
 
+def Equal(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+) -> _Var:
+    """Elementwise equality test producing a boolean tensor. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Equal``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(bool), tensor(int32), tensor(int64)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Equal", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+
+
 def Exp(input: _rt.VarLike, /) -> _Var:
     """Natural exponential e^x of every element.
 
@@ -461,6 +689,27 @@ def Exp(input: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {})
+
+
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
+    dimension and the rest into the second.
+
+    Signature: ``ai.onnx@1::Flatten``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis})
 
 
 def Floor(X: _rt.VarLike, /) -> _Var:
@@ -482,6 +731,94 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {})
 
 
+class GRUOutputs(_NamedTuple):
+    """The outputs of GRU (version 3)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def GRU(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    linear_before_reset: int = 0,
+    output_sequence: int = 0,
+) -> GRUOutputs:
+    """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
+    with update, reset and hidden gates. Returns all hidden states Y and the final state
+    Y_h, shaped sequence-major; `linear_before_reset` picks the formulation.
+
+    Changed in version 3: Adds `linear_before_reset`, makes `Y_h` optional as well, and corrects the `direction` default spelling to "forward".
+
+    Signature: ``ai.onnx@3::GRU``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        linear_before_reset: INT, default 0
+        output_sequence: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "GRU", 3), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset, "output_sequence": output_sequence}, GRUOutputs)
+
+
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+    """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
+    indexed axis is replaced by the indices' shape.
+
+    Signature: ``ai.onnx@1::Gather``
+
+    Inputs:
+        data: T
+        indices: Tind
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+
+
 def Gemm(
     A: _rt.VarLike,
     B: _rt.VarLike,
@@ -495,7 +832,8 @@ def Gemm(
     transB: int = 0,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
-    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+    optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
+    `broadcast` is set, which lets a smaller C stretch to it.
 
     Changed in version 6: Drops the legacy note that C may be updated in place; the computation is unchanged.
 
@@ -520,6 +858,97 @@ def Gemm(
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "Gemm", 6), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "broadcast": broadcast, "transA": transA, "transB": transB})
+
+
+def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+    """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
+    1, ...).
+
+    Signature: ``ai.onnx@1::GlobalAveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+
+
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+    """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
+    C, D1, ...) into (N, C, 1, ...).
+
+    Changed in version 2: `p` changes from a float to an integer (default 2).
+
+    Signature: ``ai.onnx@2::GlobalLpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+
+
+def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+    """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
+    into (N, C, 1, ...).
+
+    Signature: ``ai.onnx@1::GlobalMaxPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+
+
+def Greater(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+) -> _Var:
+    """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Greater``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Greater", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
 
 
 def HardSigmoid(
@@ -549,6 +978,82 @@ def HardSigmoid(
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+
+
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
+
+    Signature: ``ai.onnx@1::Hardmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Identity(input: _rt.VarLike, /) -> _Var:
+    """Returns its input unchanged; accepts tensors, sequences and optionals.
+
+    Signature: ``ai.onnx@1::Identity``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+
+
+def If(
+    cond: _rt.VarLike,
+    /,
+    *,
+    else_branch: _rt.GraphLike = _rt.REQUIRED,
+    then_branch: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
+    chosen branch's outputs; both branches must yield the same number and element types of
+    outputs.
+
+    Signature: ``ai.onnx@1::If``
+
+    Inputs:
+        cond: B
+
+    Outputs:
+        outputs: V, variadic
+
+    Attributes:
+        else_branch: GRAPH, required
+        then_branch: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
 
 
 def InstanceNormalization(
@@ -583,6 +1088,104 @@ def InstanceNormalization(
     return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
 
 
+def LRN(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 9.999999747378752e-05,
+    beta: float = 0.75,
+    bias: float = 1.0,
+    size: int = _rt.REQUIRED,
+) -> _Var:
+    """Local response normalization across channels: each value is divided by (bias + alpha /
+    size * sum of squares over `size` neighbouring channels) ^ beta.
+
+    Signature: ``ai.onnx@1::LRN``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 9.999999747378752e-05
+        beta: FLOAT, default 0.75
+        bias: FLOAT, default 1.0
+        size: INT, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+
+
+class LSTMOutputs(_NamedTuple):
+    """The outputs of LSTM (version 1)."""
+
+    Y: _Var
+    Y_h: _Var
+    Y_c: _Var
+
+
+def LSTM(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    initial_c: _rt.VarLike | None = None,
+    P: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    input_forget: int = 0,
+    output_sequence: int = 0,
+) -> LSTMOutputs:
+    """Long short-term memory layer run over a whole sequence, forward, reverse or
+    bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
+    all hidden states Y plus the final hidden and cell states, all shaped sequence-major.
+
+    Signature: ``ai.onnx@1::LSTM``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+        initial_c: T, optional
+        P: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+        Y_c: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        input_forget: INT, default 0
+        output_sequence: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "LSTM", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "output_sequence": output_sequence}, LSTMOutputs)
+
+
 def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
@@ -605,6 +1208,31 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
 
 
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+    """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Less``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Less", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+
+
 def Log(input: _rt.VarLike, /) -> _Var:
     """Natural logarithm of every element.
 
@@ -624,8 +1252,143 @@ def Log(input: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Log", 6), _OPSET, (input,), {})
 
 
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
+
+    Signature: ``ai.onnx@1::LogSoftmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Loop(
+    M: _rt.VarLike | None = None,
+    cond: _rt.VarLike | None = None,
+    *v_initial: _rt.VarLike,
+    body: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
+    an optional boolean `cond` stays true, threading loop-carried values from one iteration
+    to the next. Returns the final carried values followed by the per-iteration scan outputs
+    stacked along a new first axis.
+
+    Signature: ``ai.onnx@1::Loop``
+
+    Inputs:
+        M: I, optional
+        cond: B, optional
+        v_initial: V, variadic
+
+    Outputs:
+        v_final_and_scan_outputs: V, variadic
+
+    Attributes:
+        body: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        I: tensor(int64)
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+
+
+def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+    """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
+
+    Signature: ``ai.onnx@1::LpNormalization``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+
+
+def LpPool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    p: int = 2,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
+
+    Changed in version 2: `kernel_shape` becomes required and `p` changes from a float to an integer (default 2).
+
+    Signature: ``ai.onnx@2::LpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        kernel_shape: INTS, required
+        p: INT, default 2
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+
+
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
+    leading batch dimensions broadcast.
+
+    Signature: ``ai.onnx@1::MatMul``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {})
+
+
 def Max(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise maximum over any number of inputs, broadcast together numpy-style.
+    """Elementwise maximum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -643,8 +1406,70 @@ def Max(*data_0: _rt.VarLike) -> _Var:
     return _rt.emit1(("", "Max", 6), _OPSET, (*data_0,), {})
 
 
+def MaxPool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
+    with strides and padding and the output size rounded down.
+
+    Signature: ``ai.onnx@1::MaxPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MaxPool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def MaxRoiPool(
+    X: _rt.VarLike,
+    rois: _rt.VarLike,
+    /,
+    *,
+    pooled_shape: _Seq[int] = _rt.REQUIRED,
+    spatial_scale: float = 1.0,
+) -> _Var:
+    """Max-pools each region of interest (batch index plus box corners, scaled by
+    `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
+
+    Signature: ``ai.onnx@1::MaxRoiPool``
+
+    Inputs:
+        X: T
+        rois: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        pooled_shape: INTS, required
+        spatial_scale: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+
+
 def Mean(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
+    """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -663,7 +1488,7 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
 
 
 def Min(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise minimum over any number of inputs, broadcast together numpy-style.
+    """Elementwise minimum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -682,7 +1507,8 @@ def Min(*data_0: _rt.VarLike) -> _Var:
 
 
 def Mul(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A * B elementwise, with numpy-style broadcasting.
+    """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -726,9 +1552,51 @@ def Neg(X: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {})
 
 
+def Not(X: _rt.VarLike, /) -> _Var:
+    """Logical negation of a boolean tensor.
+
+    Signature: ``ai.onnx@1::Not``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(bool)
+    """
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+
+
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+    """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
+    `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
+    or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Or``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Or", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+
+
 def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
-    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
-    broadcast to the input's shape.
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
+    one value shared by all elements or one value per channel.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -745,6 +1613,250 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "PRelu", 6), _OPSET, (X, slope,), {})
+
+
+def Pad(
+    data: _rt.VarLike,
+    /,
+    *,
+    mode: str = "constant",
+    pads: _Seq[int] = _rt.REQUIRED,
+    value: float = 0.0,
+) -> _Var:
+    """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
+    cells with the constant `value`, mirrored values or the edge value according to `mode`.
+
+    Changed in version 2: `paddings` is renamed `pads`, laid out as all begin counts followed by all end counts, and negative counts trim the axis.
+
+    Signature: ``ai.onnx@2::Pad``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        mode: STRING, default 'constant'
+        pads: INTS, required
+        value: FLOAT, default 0.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+
+
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+    """Raises X to the power Y elementwise; the result has X's type. Both operands share one
+    shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
+    trailing dimensions or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Pow``
+
+    Inputs:
+        X: T
+        Y: T
+
+    Outputs:
+        Z: T
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Pow", 1), _OPSET, (X, Y,), {"axis": axis, "broadcast": broadcast})
+
+
+class RNNOutputs(_NamedTuple):
+    """The outputs of RNN (version 1)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def RNN(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] = ("Tanh", "Tanh",),
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    output_sequence: int = 0,
+) -> RNNOutputs:
+    """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
+    bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
+    the last state Y_h.
+
+    Signature: ``ai.onnx@1::RNN``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, default ['Tanh', 'Tanh']
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        output_sequence: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "RNN", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "output_sequence": output_sequence}, RNNOutputs)
+
+
+def RandomNormal(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
+    distribution with the given `mean` and `scale`.
+
+    Signature: ``ai.onnx@1::RandomNormal``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+
+
+def RandomNormalLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples from a normal distribution with the
+    given `mean` and `scale`, in `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomNormalLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+
+
+def RandomUniform(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
+    from [low, high).
+
+    Signature: ``ai.onnx@1::RandomUniform``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+
+
+def RandomUniformLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
+    `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomUniformLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
 
 
 def Reciprocal(X: _rt.VarLike, /) -> _Var:
@@ -766,6 +1878,248 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {})
 
 
+def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Sum of absolute values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceL1``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
+    by default), keeping reduced axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceL2``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Natural log of the sum over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceLogSum``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceLogSumExp(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+) -> _Var:
+    """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
+    as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceLogSumExp``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMax``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
+    size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMean``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMin``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Product over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceProd``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceSum``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceSumSquare(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+) -> _Var:
+    """Sum of squared values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceSumSquare``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
 def Relu(X: _rt.VarLike, /) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
@@ -783,6 +2137,31 @@ def Relu(X: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {})
+
+
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+    """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
+    element order. One entry may be -1 (inferred from the element count) and a 0 copies the
+    input's dimension.
+
+    Changed in version 5: The target shape moves from the `shape` attribute to a second int64 input, `consumed_inputs` is dropped, and T extends to every tensor type.
+
+    Signature: ``ai.onnx@5::Reshape``
+
+    Inputs:
+        data: T
+        shape: tensor(int64)
+
+    Outputs:
+        reshaped: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
 
 
 def Selu(
@@ -815,6 +2194,27 @@ def Selu(
     return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
 
 
+def Shape(data: _rt.VarLike, /) -> _Var:
+    """Returns the input's dimensions as a 1-D int64 tensor.
+
+    Signature: ``ai.onnx@1::Shape``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        shape: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+
+
 def Sigmoid(X: _rt.VarLike, /) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
@@ -832,6 +2232,176 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
     """
     return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {})
+
+
+def Size(data: _rt.VarLike, /) -> _Var:
+    """Counts the elements of the input tensor and returns the count as an int64 scalar.
+
+    Signature: ``ai.onnx@1::Size``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        size: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+
+
+def Slice(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    ends: _Seq[int] = _rt.REQUIRED,
+    starts: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
+    including) `ends`. Out-of-range bounds are clamped and negative values count from the
+    end.
+
+    Signature: ``ai.onnx@1::Slice``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axes: INTS, optional
+        ends: INTS, required
+        starts: INTS, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+
+
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
+
+    Signature: ``ai.onnx@1::Softmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Softplus(X: _rt.VarLike, /) -> _Var:
+    """log(1 + exp(x)) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softplus``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+
+
+def Softsign(input: _rt.VarLike, /) -> _Var:
+    """x / (1 + |x|) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softsign``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+
+
+def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+    """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
+    into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
+    DepthToSpace.
+
+    Signature: ``ai.onnx@1::SpaceToDepth``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+
+
+def Split(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    split: _Seq[int] | None = None,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
+    attribute, else equal parts.
+
+    Changed in version 2: The optional `split` input is removed, leaving the `split` attribute; `axis` defaults to 0 and T extends to every tensor type.
+
+    Signature: ``ai.onnx@2::Split``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        outputs: T, variadic
+
+    Attributes:
+        axis: INT, default 0
+        split: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
 
 
 def Sqrt(X: _rt.VarLike, /) -> _Var:
@@ -853,8 +2423,32 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {})
 
 
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+    """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
+
+    Signature: ``ai.onnx@1::Squeeze``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        squeezed: T
+
+    Attributes:
+        axes: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+
+
 def Sub(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
-    """C = A - B elementwise, with numpy-style broadcasting.
+    """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
+    is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and adds int32, int64, uint32 and uint64 to T.
 
@@ -879,7 +2473,7 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
 
 
 def Sum(*data_0: _rt.VarLike) -> _Var:
-    """Elementwise sum over any number of inputs, broadcast together numpy-style.
+    """Elementwise sum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
 
@@ -941,68 +2535,135 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
     return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {})
 
 
-# Unchanged since an earlier opset: the same functions, recording this opset.
-And = _rt.rebind(_And, _OPSET)
-ArgMax = _rt.rebind(_ArgMax, _OPSET)
-ArgMin = _rt.rebind(_ArgMin, _OPSET)
-AveragePool = _rt.rebind(_AveragePool, _OPSET)
-Concat = _rt.rebind(_Concat, _OPSET)
-Constant = _rt.rebind(_Constant, _OPSET)
-Conv = _rt.rebind(_Conv, _OPSET)
-ConvTranspose = _rt.rebind(_ConvTranspose, _OPSET)
-DepthToSpace = _rt.rebind(_DepthToSpace, _OPSET)
-Equal = _rt.rebind(_Equal, _OPSET)
-Flatten = _rt.rebind(_Flatten, _OPSET)
-GRU = _rt.rebind(_GRU, _OPSET)
-Gather = _rt.rebind(_Gather, _OPSET)
-GlobalAveragePool = _rt.rebind(_GlobalAveragePool, _OPSET)
-GlobalLpPool = _rt.rebind(_GlobalLpPool, _OPSET)
-GlobalMaxPool = _rt.rebind(_GlobalMaxPool, _OPSET)
-Greater = _rt.rebind(_Greater, _OPSET)
-Hardmax = _rt.rebind(_Hardmax, _OPSET)
-Identity = _rt.rebind(_Identity, _OPSET)
-If = _rt.rebind(_If, _OPSET)
-LRN = _rt.rebind(_LRN, _OPSET)
-LSTM = _rt.rebind(_LSTM, _OPSET)
-Less = _rt.rebind(_Less, _OPSET)
-LogSoftmax = _rt.rebind(_LogSoftmax, _OPSET)
-Loop = _rt.rebind(_Loop, _OPSET)
-LpNormalization = _rt.rebind(_LpNormalization, _OPSET)
-LpPool = _rt.rebind(_LpPool, _OPSET)
-MatMul = _rt.rebind(_MatMul, _OPSET)
-MaxPool = _rt.rebind(_MaxPool, _OPSET)
-MaxRoiPool = _rt.rebind(_MaxRoiPool, _OPSET)
-Not = _rt.rebind(_Not, _OPSET)
-Or = _rt.rebind(_Or, _OPSET)
-Pad = _rt.rebind(_Pad, _OPSET)
-Pow = _rt.rebind(_Pow, _OPSET)
-RNN = _rt.rebind(_RNN, _OPSET)
-RandomNormal = _rt.rebind(_RandomNormal, _OPSET)
-RandomNormalLike = _rt.rebind(_RandomNormalLike, _OPSET)
-RandomUniform = _rt.rebind(_RandomUniform, _OPSET)
-RandomUniformLike = _rt.rebind(_RandomUniformLike, _OPSET)
-ReduceL1 = _rt.rebind(_ReduceL1, _OPSET)
-ReduceL2 = _rt.rebind(_ReduceL2, _OPSET)
-ReduceLogSum = _rt.rebind(_ReduceLogSum, _OPSET)
-ReduceLogSumExp = _rt.rebind(_ReduceLogSumExp, _OPSET)
-ReduceMax = _rt.rebind(_ReduceMax, _OPSET)
-ReduceMean = _rt.rebind(_ReduceMean, _OPSET)
-ReduceMin = _rt.rebind(_ReduceMin, _OPSET)
-ReduceProd = _rt.rebind(_ReduceProd, _OPSET)
-ReduceSum = _rt.rebind(_ReduceSum, _OPSET)
-ReduceSumSquare = _rt.rebind(_ReduceSumSquare, _OPSET)
-Reshape = _rt.rebind(_Reshape, _OPSET)
-Shape = _rt.rebind(_Shape, _OPSET)
-Size = _rt.rebind(_Size, _OPSET)
-Slice = _rt.rebind(_Slice, _OPSET)
-Softmax = _rt.rebind(_Softmax, _OPSET)
-Softplus = _rt.rebind(_Softplus, _OPSET)
-Softsign = _rt.rebind(_Softsign, _OPSET)
-SpaceToDepth = _rt.rebind(_SpaceToDepth, _OPSET)
-Split = _rt.rebind(_Split, _OPSET)
-Squeeze = _rt.rebind(_Squeeze, _OPSET)
-TopK = _rt.rebind(_TopK, _OPSET)
-Transpose = _rt.rebind(_Transpose, _OPSET)
-Unsqueeze = _rt.rebind(_Unsqueeze, _OPSET)
-Upsample = _rt.rebind(_Upsample, _OPSET)
-Xor = _rt.rebind(_Xor, _OPSET)
+class TopKOutputs(_NamedTuple):
+    """The outputs of TopK (version 1)."""
+
+    Values: _Var
+    Indices: _Var
+
+
+def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+    """Returns the `k` greatest values along `axis` and their int64 positions in descending
+    order; ties favour the lower index.
+
+    Signature: ``ai.onnx@1::TopK``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Values: T
+        Indices: I
+
+    Attributes:
+        axis: INT, default -1
+        k: INT, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        I: tensor(int64)
+    """
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+
+
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+    """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
+
+    Signature: ``ai.onnx@1::Transpose``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        transposed: T
+
+    Attributes:
+        perm: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+
+
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+    """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
+    output.
+
+    Signature: ``ai.onnx@1::Unsqueeze``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        expanded: T
+
+    Attributes:
+        axes: INTS, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+
+
+def Upsample(
+    X: _rt.VarLike,
+    /,
+    *,
+    height_scale: float = _rt.REQUIRED,
+    mode: str = "nearest",
+    width_scale: float = _rt.REQUIRED,
+) -> _Var:
+    """Enlarges the last two dimensions by `height_scale` and `width_scale` with nearest or
+    linear interpolation.
+
+    Signature: ``ai.onnx@1::Upsample``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        height_scale: FLOAT, required
+        mode: STRING, default 'nearest'
+        width_scale: FLOAT, required
+
+    Type constraints:
+        T: tensor(bool), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "Upsample", 1), _OPSET, (X,), {"height_scale": height_scale, "mode": mode, "width_scale": width_scale})
+
+
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+    """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
+    unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
+    dimensions or starting at `axis`.
+
+    Signature: ``ai.onnx@1::Xor``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Attributes:
+        axis: INT, optional
+        broadcast: INT, default 0
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Xor", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})

@@ -11,105 +11,6 @@ import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
 from onnxcraft.opset import _runtime as _rt
-from onnxcraft.opset.ai.onnx.v7 import (
-    Abs as _Abs,
-    Acos as _Acos,
-    Add as _Add,
-    And as _And,
-    ArgMax as _ArgMax,
-    ArgMin as _ArgMin,
-    Asin as _Asin,
-    Atan as _Atan,
-    AveragePool as _AveragePool,
-    BatchNormalization as _BatchNormalization,
-    Cast as _Cast,
-    Ceil as _Ceil,
-    Clip as _Clip,
-    Concat as _Concat,
-    Constant as _Constant,
-    Conv as _Conv,
-    ConvTranspose as _ConvTranspose,
-    Cos as _Cos,
-    DepthToSpace as _DepthToSpace,
-    Div as _Div,
-    Dropout as _Dropout,
-    Elu as _Elu,
-    Equal as _Equal,
-    Exp as _Exp,
-    Flatten as _Flatten,
-    Floor as _Floor,
-    GRU as _GRU,
-    Gather as _Gather,
-    Gemm as _Gemm,
-    GlobalAveragePool as _GlobalAveragePool,
-    GlobalLpPool as _GlobalLpPool,
-    GlobalMaxPool as _GlobalMaxPool,
-    Greater as _Greater,
-    HardSigmoid as _HardSigmoid,
-    Hardmax as _Hardmax,
-    Identity as _Identity,
-    If as _If,
-    InstanceNormalization as _InstanceNormalization,
-    LRN as _LRN,
-    LSTM as _LSTM,
-    LeakyRelu as _LeakyRelu,
-    Less as _Less,
-    Log as _Log,
-    LogSoftmax as _LogSoftmax,
-    Loop as _Loop,
-    LpNormalization as _LpNormalization,
-    LpPool as _LpPool,
-    MatMul as _MatMul,
-    MaxRoiPool as _MaxRoiPool,
-    Mul as _Mul,
-    Multinomial as _Multinomial,
-    Neg as _Neg,
-    Not as _Not,
-    Or as _Or,
-    PRelu as _PRelu,
-    Pad as _Pad,
-    Pow as _Pow,
-    RNN as _RNN,
-    RandomNormal as _RandomNormal,
-    RandomNormalLike as _RandomNormalLike,
-    RandomUniform as _RandomUniform,
-    RandomUniformLike as _RandomUniformLike,
-    Reciprocal as _Reciprocal,
-    ReduceL1 as _ReduceL1,
-    ReduceL2 as _ReduceL2,
-    ReduceLogSum as _ReduceLogSum,
-    ReduceLogSumExp as _ReduceLogSumExp,
-    ReduceMax as _ReduceMax,
-    ReduceMean as _ReduceMean,
-    ReduceMin as _ReduceMin,
-    ReduceProd as _ReduceProd,
-    ReduceSum as _ReduceSum,
-    ReduceSumSquare as _ReduceSumSquare,
-    Relu as _Relu,
-    Reshape as _Reshape,
-    Selu as _Selu,
-    Shape as _Shape,
-    Sigmoid as _Sigmoid,
-    Sin as _Sin,
-    Size as _Size,
-    Slice as _Slice,
-    Softmax as _Softmax,
-    Softplus as _Softplus,
-    Softsign as _Softsign,
-    SpaceToDepth as _SpaceToDepth,
-    Split as _Split,
-    Sqrt as _Sqrt,
-    Squeeze as _Squeeze,
-    Sub as _Sub,
-    Tan as _Tan,
-    Tanh as _Tanh,
-    Tile as _Tile,
-    TopK as _TopK,
-    Transpose as _Transpose,
-    Unsqueeze as _Unsqueeze,
-    Upsample as _Upsample,
-    Xor as _Xor,
-)
 
 _DOMAIN = ""
 _OPSET = 8
@@ -222,6 +123,630 @@ __all__ = [
 ]
 
 
+def Abs(X: _rt.VarLike, /) -> _Var:
+    """Returns |X| for every element; the output keeps the shape and element type of X.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts every signed and unsigned integer type in T.
+
+    Signature: ``ai.onnx@6::Abs``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {})
+
+
+def Acos(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
+    [-1, 1].
+
+    Signature: ``ai.onnx@7::Acos``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+
+
+def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
+    shape.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Add``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {})
+
+
+def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::And``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+
+
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+    """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise.
+
+    Signature: ``ai.onnx@1::ArgMax``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+
+
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+    """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
+    when `keepdims` is 1 and dropping it otherwise.
+
+    Signature: ``ai.onnx@1::ArgMin``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: tensor(int64)
+
+    Attributes:
+        axis: INT, default 0
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double)
+    """
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+
+
+def Asin(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
+    [-1, 1].
+
+    Signature: ``ai.onnx@7::Asin``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+
+
+def Atan(input: _rt.VarLike, /) -> _Var:
+    """Elementwise inverse tangent, in radians, of a floating-point tensor.
+
+    Signature: ``ai.onnx@7::Atan``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+
+
+def AveragePool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    count_include_pad: int = 0,
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
+    outputs the window mean, honoring strides and padding, with the output size rounded
+    down. Padded positions count toward the divisor only when `count_include_pad` is 1.
+
+    Changed in version 7: Adds `count_include_pad` to choose whether padded cells count toward each window's divisor.
+
+    Signature: ``ai.onnx@7::AveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        count_include_pad: INT, default 0
+        kernel_shape: INTS, required
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+class BatchNormalizationOutputs(_NamedTuple):
+    """The outputs of BatchNormalization (version 7)."""
+
+    Y: _Var
+    mean: _Var
+    var: _Var
+    saved_mean: _Var
+    saved_var: _Var
+
+
+def BatchNormalization(
+    X: _rt.VarLike,
+    scale: _rt.VarLike,
+    B: _rt.VarLike,
+    mean: _rt.VarLike,
+    var: _rt.VarLike,
+    /,
+    *,
+    epsilon: float = 9.999999747378752e-06,
+    momentum: float = 0.8999999761581421,
+    spatial: int = 1,
+) -> BatchNormalizationOutputs:
+    """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
+    With only Y requested it uses the given running statistics; asking for the other outputs
+    selects batch statistics and returns the updated running statistics and the saved batch
+    mean and variance.
+
+    Changed in version 7: Removes `is_test`; which mode applies follows from the outputs requested.
+
+    Signature: ``ai.onnx@7::BatchNormalization``
+
+    Inputs:
+        X: T
+        scale: T
+        B: T
+        mean: T
+        var: T
+
+    Outputs:
+        Y: T
+        mean: T, optional
+        var: T, optional
+        saved_mean: T, optional
+        saved_var: T, optional
+
+    Attributes:
+        epsilon: FLOAT, default 9.999999747378752e-06
+        momentum: FLOAT, default 0.8999999761581421
+        spatial: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit_named(("", "BatchNormalization", 7), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs)
+
+
+def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+    """Converts every element to the data type named by `to`, keeping the shape; covers numeric
+    and bool conversions.
+
+    Changed in version 6: `to` becomes an integer data-type code instead of a type-name string.
+
+    Signature: ``ai.onnx@6::Cast``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        to: INT, required
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool)
+        T2: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(int16),
+                tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
+                tensor(uint64), tensor(bool)
+    """
+    return _rt.emit1(("", "Cast", 6), _OPSET, (input,), {"to": to})
+
+
+def Ceil(X: _rt.VarLike, /) -> _Var:
+    """Rounds each element of a floating-point tensor up to the nearest integral value.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Ceil``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {})
+
+
+def Clip(
+    input: _rt.VarLike,
+    /,
+    *,
+    max: float = 3.4028234663852886e+38,
+    min: float = -3.4028234663852886e+38,
+) -> _Var:
+    """Limits every element to the range [min, max]; a missing bound leaves that side open.
+    When min exceeds max every element becomes max.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; `min` and `max` now default to the lowest and highest float values.
+
+    Signature: ``ai.onnx@6::Clip``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        max: FLOAT, default 3.4028234663852886e+38
+        min: FLOAT, default -3.4028234663852886e+38
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min})
+
+
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+    """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
+    dimension.
+
+    Changed in version 4: `axis` becomes required (it used to default to 1) and T extends from floating point to every tensor type.
+
+    Signature: ``ai.onnx@4::Concat``
+
+    Inputs:
+        inputs: T, variadic
+
+    Outputs:
+        concat_result: T
+
+    Attributes:
+        axis: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+
+
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+    """Produces a fixed tensor given by its `value` attribute.
+
+    Signature: ``ai.onnx@1::Constant``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        value: TENSOR, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value})
+
+
+def Conv(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
+    C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
+    `auto_pad`, dilations and channel `group`s determine the output layout.
+
+    Signature: ``ai.onnx@1::Conv``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+
+
+def ConvTranspose(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: _Seq[int] | None = None,
+    group: int = 1,
+    kernel_shape: _Seq[int] | None = None,
+    output_padding: _Seq[int] | None = None,
+    output_shape: _Seq[int] | None = None,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
+    W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
+    input. The output extent comes from strides, pads, `output_padding` and dilations, or is
+    fixed through `output_shape`.
+
+    Signature: ``ai.onnx@1::ConvTranspose``
+
+    Inputs:
+        X: T
+        W: T
+        B: T, optional
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        dilations: INTS, optional
+        group: INT, default 1
+        kernel_shape: INTS, optional
+        output_padding: INTS, optional
+        output_shape: INTS, optional
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+
+
+def Cos(input: _rt.VarLike, /) -> _Var:
+    """Elementwise cosine of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Cos``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+
+
+def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+    """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
+    blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
+    order.
+
+    Signature: ``ai.onnx@1::DepthToSpace``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+
+
+def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
+    zero.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Div``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {})
+
+
+class DropoutOutputs(_NamedTuple):
+    """The outputs of Dropout (version 7)."""
+
+    output: _Var
+    mask: _Var
+
+
+def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
+    """In training mode zeroes each element with probability `ratio` and scales the survivors
+    by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
+    keep-mask.
+
+    Changed in version 7: Removes `is_test`; training versus inference behaviour is left to the runtime.
+
+    Signature: ``ai.onnx@7::Dropout``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        output: T
+        mask: T, optional
+
+    Attributes:
+        ratio: FLOAT, default 0.5
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs)
+
+
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+    """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
+    otherwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Elu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+
+
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Equal``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool), tensor(int32), tensor(int64)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {})
+
+
+def Exp(input: _rt.VarLike, /) -> _Var:
+    """Natural exponential e^x of every element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Exp``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {})
+
+
 def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
     """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
     result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
@@ -243,6 +768,682 @@ def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
     """
     return _rt.emit1(("", "Expand", 8), _OPSET, (input, shape,), {})
+
+
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
+    dimension and the rest into the second.
+
+    Signature: ``ai.onnx@1::Flatten``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Floor(X: _rt.VarLike, /) -> _Var:
+    """Rounds each element of a floating-point tensor down to the nearest integral value.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Floor``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {})
+
+
+class GRUOutputs(_NamedTuple):
+    """The outputs of GRU (version 7)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def GRU(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    linear_before_reset: int = 0,
+) -> GRUOutputs:
+    """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
+    with update, reset and hidden gates. Returns all hidden states Y and the final state
+    Y_h, shaped sequence-major; `linear_before_reset` picks the formulation.
+
+    Changed in version 7: Removes `output_sequence`; `Y` is produced whenever it is requested.
+
+    Signature: ``ai.onnx@7::GRU``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        linear_before_reset: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs)
+
+
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+    """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
+    indexed axis is replaced by the indices' shape.
+
+    Signature: ``ai.onnx@1::Gather``
+
+    Inputs:
+        data: T
+        indices: Tind
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 0
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        Tind: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+
+
+def Gemm(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    C: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    transA: int = 0,
+    transB: int = 0,
+) -> _Var:
+    """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
+    optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
+
+    Changed in version 7: The `broadcast` attribute is removed: C is always broadcast one-directionally to the (M, N) result.
+
+    Signature: ``ai.onnx@7::Gemm``
+
+    Inputs:
+        A: T
+        B: T
+        C: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.0
+        beta: FLOAT, default 1.0
+        transA: INT, default 0
+        transB: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Gemm", 7), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+
+
+def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+    """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
+    1, ...).
+
+    Signature: ``ai.onnx@1::GlobalAveragePool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+
+
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+    """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
+    C, D1, ...) into (N, C, 1, ...).
+
+    Changed in version 2: `p` changes from a float to an integer (default 2).
+
+    Signature: ``ai.onnx@2::GlobalLpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+
+
+def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+    """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
+    into (N, C, 1, ...).
+
+    Signature: ``ai.onnx@1::GlobalMaxPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+
+
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Greater``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Greater", 7), _OPSET, (A, B,), {})
+
+
+def HardSigmoid(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 0.20000000298023224,
+    beta: float = 0.5,
+) -> _Var:
+    """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::HardSigmoid``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 0.20000000298023224
+        beta: FLOAT, default 0.5
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+
+
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
+    rows, the rest the columns), the first position holding the maximum with 1 and every
+    other position with 0; the output keeps the input's shape.
+
+    Signature: ``ai.onnx@1::Hardmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Identity(input: _rt.VarLike, /) -> _Var:
+    """Returns its input unchanged; accepts tensors, sequences and optionals.
+
+    Signature: ``ai.onnx@1::Identity``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+
+
+def If(
+    cond: _rt.VarLike,
+    /,
+    *,
+    else_branch: _rt.GraphLike = _rt.REQUIRED,
+    then_branch: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
+    chosen branch's outputs; both branches must yield the same number and element types of
+    outputs.
+
+    Signature: ``ai.onnx@1::If``
+
+    Inputs:
+        cond: B
+
+    Outputs:
+        outputs: V, variadic
+
+    Attributes:
+        else_branch: GRAPH, required
+        then_branch: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+
+
+def InstanceNormalization(
+    input: _rt.VarLike,
+    scale: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    epsilon: float = 9.999999747378752e-06,
+) -> _Var:
+    """Normalizes each channel of each sample over its spatial positions to zero mean and unit
+    variance, then applies per-channel `scale` and `B`.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts inputs with any number of spatial dimensions.
+
+    Signature: ``ai.onnx@6::InstanceNormalization``
+
+    Inputs:
+        input: T
+        scale: T
+        B: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        epsilon: FLOAT, default 9.999999747378752e-06
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+
+
+def LRN(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 9.999999747378752e-05,
+    beta: float = 0.75,
+    bias: float = 1.0,
+    size: int = _rt.REQUIRED,
+) -> _Var:
+    """Local response normalization across channels: each value is divided by (bias + alpha /
+    size * sum of squares over `size` neighbouring channels) ^ beta.
+
+    Signature: ``ai.onnx@1::LRN``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 9.999999747378752e-05
+        beta: FLOAT, default 0.75
+        bias: FLOAT, default 1.0
+        size: INT, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+
+
+class LSTMOutputs(_NamedTuple):
+    """The outputs of LSTM (version 7)."""
+
+    Y: _Var
+    Y_h: _Var
+    Y_c: _Var
+
+
+def LSTM(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    initial_c: _rt.VarLike | None = None,
+    P: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] | None = None,
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+    input_forget: int = 0,
+) -> LSTMOutputs:
+    """Long short-term memory layer run over a whole sequence, forward, reverse or
+    bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
+    all hidden states Y plus the final hidden and cell states, all shaped sequence-major.
+
+    Changed in version 7: Removes `output_sequence`; `Y` is produced whenever it is requested.
+
+    Signature: ``ai.onnx@7::LSTM``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+        initial_c: T, optional
+        P: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+        Y_c: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, optional
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+        input_forget: INT, default 0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs)
+
+
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+    """x for x >= 0 and alpha * x otherwise, applied elementwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::LeakyRelu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 0.009999999776482582
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
+
+
+def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Less``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Less", 7), _OPSET, (A, B,), {})
+
+
+def Log(input: _rt.VarLike, /) -> _Var:
+    """Natural logarithm of every element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Log``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {})
+
+
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
+    form the rows, the rest the columns), computed in a numerically stable way; the output
+    keeps the input's shape.
+
+    Signature: ``ai.onnx@1::LogSoftmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Loop(
+    M: _rt.VarLike | None = None,
+    cond: _rt.VarLike | None = None,
+    *v_initial: _rt.VarLike,
+    body: _rt.GraphLike = _rt.REQUIRED,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
+    an optional boolean `cond` stays true, threading loop-carried values from one iteration
+    to the next. Returns the final carried values followed by the per-iteration scan outputs
+    stacked along a new first axis.
+
+    Signature: ``ai.onnx@1::Loop``
+
+    Inputs:
+        M: I, optional
+        cond: B, optional
+        v_initial: V, variadic
+
+    Outputs:
+        v_final_and_scan_outputs: V, variadic
+
+    Attributes:
+        body: GRAPH, required
+
+    Type constraints:
+        V: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        I: tensor(int64)
+        B: tensor(bool)
+    """
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+
+
+def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+    """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
+
+    Signature: ``ai.onnx@1::LpNormalization``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default -1
+        p: INT, default 2
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+
+
+def LpPool(
+    X: _rt.VarLike,
+    /,
+    *,
+    auto_pad: str = "NOTSET",
+    kernel_shape: _Seq[int] = _rt.REQUIRED,
+    p: int = 2,
+    pads: _Seq[int] | None = None,
+    strides: _Seq[int] | None = None,
+) -> _Var:
+    """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
+    of each window, with strides and padding as in the other pooling operators and the
+    output size rounded down.
+
+    Changed in version 2: `kernel_shape` becomes required and `p` changes from a float to an integer (default 2).
+
+    Signature: ``ai.onnx@2::LpPool``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        auto_pad: STRING, default 'NOTSET'
+        kernel_shape: INTS, required
+        p: INT, default 2
+        pads: INTS, optional
+        strides: INTS, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+
+
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
+    leading batch dimensions broadcast.
+
+    Signature: ``ai.onnx@1::MatMul``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {})
 
 
 def Max(*data_0: _rt.VarLike) -> _Var:
@@ -282,8 +1483,8 @@ def MaxPool(
     strides: _Seq[int] | None = None,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
-    with strides, padding, dilations and `ceil_mode`. An optional second output gives the
-    flattened position of every selected maximum.
+    with strides and padding and the output size rounded down. An optional second output
+    gives the flattened position of every selected maximum.
 
     Changed in version 8: Adds the optional `Indices` output with the flattened position of each maximum, and `storage_order` to pick row- or column-major numbering.
 
@@ -308,6 +1509,36 @@ def MaxPool(
         I: tensor(int64)
     """
     return _rt.emit_named(("", "MaxPool", 8), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+
+
+def MaxRoiPool(
+    X: _rt.VarLike,
+    rois: _rt.VarLike,
+    /,
+    *,
+    pooled_shape: _Seq[int] = _rt.REQUIRED,
+    spatial_scale: float = 1.0,
+) -> _Var:
+    """Max-pools each region of interest (batch index plus box corners, scaled by
+    `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
+
+    Signature: ``ai.onnx@1::MaxRoiPool``
+
+    Inputs:
+        X: T
+        rois: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        pooled_shape: INTS, required
+        spatial_scale: FLOAT, default 1.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
 
 
 def Mean(*data_0: _rt.VarLike) -> _Var:
@@ -348,6 +1579,683 @@ def Min(*data_0: _rt.VarLike) -> _Var:
     return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {})
 
 
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A * B elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Mul``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {})
+
+
+def Multinomial(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.INT32,
+    sample_size: int = 1,
+    seed: float | None = None,
+) -> _Var:
+    """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
+    `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
+
+    Signature: ``ai.onnx@7::Multinomial``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, default 6
+        sample_size: INT, default 1
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(float16), tensor(float), tensor(double)
+        T2: tensor(int32), tensor(int64)
+    """
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+
+
+def Neg(X: _rt.VarLike, /) -> _Var:
+    """Flips the sign of every element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts int8, int16, int32 and int64 in T.
+
+    Signature: ``ai.onnx@6::Neg``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
+                tensor(float16), tensor(double)
+    """
+    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {})
+
+
+def Not(X: _rt.VarLike, /) -> _Var:
+    """Logical negation of a boolean tensor.
+
+    Signature: ``ai.onnx@1::Not``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(bool)
+    """
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+
+
+def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Or``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+
+
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+    """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
+    broadcast to the input's shape.
+
+    Changed in version 7: `slope` is broadcast to X with one-directional numpy rules instead of being either per-channel or a single shared value.
+
+    Signature: ``ai.onnx@7::PRelu``
+
+    Inputs:
+        X: T
+        slope: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "PRelu", 7), _OPSET, (X, slope,), {})
+
+
+def Pad(
+    data: _rt.VarLike,
+    /,
+    *,
+    mode: str = "constant",
+    pads: _Seq[int] = _rt.REQUIRED,
+    value: float = 0.0,
+) -> _Var:
+    """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
+    cells with the constant `value`, mirrored values or the edge value according to `mode`.
+
+    Changed in version 2: `paddings` is renamed `pads`, laid out as all begin counts followed by all end counts, and negative counts trim the axis.
+
+    Signature: ``ai.onnx@2::Pad``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        mode: STRING, default 'constant'
+        pads: INTS, required
+        value: FLOAT, default 0.0
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+
+
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+    """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
+    type.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Pow``
+
+    Inputs:
+        X: T
+        Y: T
+
+    Outputs:
+        Z: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {})
+
+
+class RNNOutputs(_NamedTuple):
+    """The outputs of RNN (version 7)."""
+
+    Y: _Var
+    Y_h: _Var
+
+
+def RNN(
+    X: _rt.VarLike,
+    W: _rt.VarLike,
+    R: _rt.VarLike,
+    B: _rt.VarLike | None = None,
+    sequence_lens: _rt.VarLike | None = None,
+    initial_h: _rt.VarLike | None = None,
+    /,
+    *,
+    activation_alpha: _Seq[float] | None = None,
+    activation_beta: _Seq[float] | None = None,
+    activations: _Seq[str] = ("Tanh", "Tanh",),
+    clip: float | None = None,
+    direction: str = "forward",
+    hidden_size: int | None = None,
+) -> RNNOutputs:
+    """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
+    bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
+    the last state Y_h.
+
+    Changed in version 7: Removes `output_sequence`; `Y` is produced whenever it is requested.
+
+    Signature: ``ai.onnx@7::RNN``
+
+    Inputs:
+        X: T
+        W: T
+        R: T
+        B: T, optional
+        sequence_lens: T1, optional
+        initial_h: T, optional
+
+    Outputs:
+        Y: T, optional
+        Y_h: T, optional
+
+    Attributes:
+        activation_alpha: FLOATS, optional
+        activation_beta: FLOATS, optional
+        activations: STRINGS, default ['Tanh', 'Tanh']
+        clip: FLOAT, optional
+        direction: STRING, default 'forward'
+        hidden_size: INT, optional
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        T1: tensor(int32)
+    """
+    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs)
+
+
+def RandomNormal(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
+    distribution with the given `mean` and `scale`.
+
+    Signature: ``ai.onnx@1::RandomNormal``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+
+
+def RandomNormalLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    mean: float = 0.0,
+    scale: float = 1.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples from a normal distribution with the
+    given `mean` and `scale`, in `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomNormalLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        mean: FLOAT, default 0.0
+        scale: FLOAT, default 1.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+
+
+def RandomUniform(
+    *,
+    dtype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+    shape: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
+    from [low, high).
+
+    Signature: ``ai.onnx@1::RandomUniform``
+
+    Outputs:
+        output: T
+
+    Attributes:
+        dtype: INT, default 1
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+        shape: INTS, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+
+
+def RandomUniformLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    high: float = 1.0,
+    low: float = 0.0,
+    seed: float | None = None,
+) -> _Var:
+    """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
+    `dtype` or the input's type.
+
+    Signature: ``ai.onnx@1::RandomUniformLike``
+
+    Inputs:
+        input: T1
+
+    Outputs:
+        output: T2
+
+    Attributes:
+        dtype: INT, optional
+        high: FLOAT, default 1.0
+        low: FLOAT, default 0.0
+        seed: FLOAT, optional
+
+    Type constraints:
+        T1: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T2: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+
+
+def Reciprocal(X: _rt.VarLike, /) -> _Var:
+    """Elementwise reciprocal 1 / x, keeping the input's shape and type.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Reciprocal``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {})
+
+
+def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Sum of absolute values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceL1``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
+    by default), keeping reduced axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceL2``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Natural log of the sum over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceLogSum``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceLogSumExp(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+) -> _Var:
+    """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
+    as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceLogSumExp``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMax``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
+    size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMean``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceMin``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Product over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceProd``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+    """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
+    unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceSum``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def ReduceSumSquare(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+) -> _Var:
+    """Sum of squared values over the selected axes (all of them by default), keeping reduced
+    axes as size 1 unless `keepdims` is 0.
+
+    Signature: ``ai.onnx@1::ReduceSumSquare``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        reduced: T
+
+    Attributes:
+        axes: INTS, optional
+        keepdims: INT, default 1
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+
+
+def Relu(X: _rt.VarLike, /) -> _Var:
+    """Rectified linear unit: max(0, x) for every element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Relu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {})
+
+
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+    """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
+    element order. One entry may be -1 (inferred from the element count) and a 0 copies the
+    input's dimension.
+
+    Changed in version 5: The target shape moves from the `shape` attribute to a second int64 input, `consumed_inputs` is dropped, and T extends to every tensor type.
+
+    Signature: ``ai.onnx@5::Reshape``
+
+    Inputs:
+        data: T
+        shape: tensor(int64)
+
+    Outputs:
+        reshaped: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
+
+
 def Scan(
     sequence_lens: _rt.VarLike | None = None,
     *initial_state_and_scan_inputs: _rt.VarLike,
@@ -356,9 +2264,10 @@ def Scan(
     num_scan_inputs: int = _rt.REQUIRED,
     outputs_count: int | None = None,
 ) -> tuple[_Var, ...]:
-    """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
-    state values between iterations, and stacks each iteration's scan outputs. Directions
-    and axes are configurable per scan input and output.
+    """Iterates the `body` graph over slices of the scan inputs along axis 1 (axis 0 is a batch
+    axis, with per-entry lengths from the optional `sequence_lens`), carrying state values
+    between iterations, and stacks each iteration's scan outputs. `directions` picks forward
+    or reverse per scan input.
 
     Signature: ``ai.onnx@8::Scan``
 
@@ -384,6 +2293,326 @@ def Scan(
     return _rt.emit_tuple(("", "Scan", 8), _OPSET, (sequence_lens, *initial_state_and_scan_inputs,), {"body": body, "directions": directions, "num_scan_inputs": num_scan_inputs}, outputs_count)
 
 
+def Selu(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 1.6732631921768188,
+    gamma: float = 1.0507010221481323,
+) -> _Var:
+    """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
+    otherwise, elementwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute and refines the `alpha` and `gamma` defaults to the float32 values nearest the exact SELU constants.
+
+    Signature: ``ai.onnx@6::Selu``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        alpha: FLOAT, default 1.6732631921768188
+        gamma: FLOAT, default 1.0507010221481323
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+
+
+def Shape(data: _rt.VarLike, /) -> _Var:
+    """Returns the input's dimensions as a 1-D int64 tensor.
+
+    Signature: ``ai.onnx@1::Shape``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        shape: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+
+
+def Sigmoid(X: _rt.VarLike, /) -> _Var:
+    """Logistic function 1 / (1 + exp(-x)) applied elementwise.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Sigmoid``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {})
+
+
+def Sin(input: _rt.VarLike, /) -> _Var:
+    """Elementwise sine of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Sin``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+
+
+def Size(data: _rt.VarLike, /) -> _Var:
+    """Counts the elements of the input tensor and returns the count as an int64 scalar.
+
+    Signature: ``ai.onnx@1::Size``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        size: T1
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+
+
+def Slice(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    ends: _Seq[int] = _rt.REQUIRED,
+    starts: _Seq[int] = _rt.REQUIRED,
+) -> _Var:
+    """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
+    including) `ends`. Out-of-range bounds are clamped and negative values count from the
+    end.
+
+    Signature: ``ai.onnx@1::Slice``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axes: INTS, optional
+        ends: INTS, required
+        starts: INTS, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+
+
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+    """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
+    before `axis` forming the rows and the rest the columns; the output keeps the input's
+    shape.
+
+    Signature: ``ai.onnx@1::Softmax``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        axis: INT, default 1
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+
+
+def Softplus(X: _rt.VarLike, /) -> _Var:
+    """log(1 + exp(x)) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softplus``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+
+
+def Softsign(input: _rt.VarLike, /) -> _Var:
+    """x / (1 + |x|) applied elementwise.
+
+    Signature: ``ai.onnx@1::Softsign``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+
+
+def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+    """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
+    into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
+    DepthToSpace.
+
+    Signature: ``ai.onnx@1::SpaceToDepth``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Attributes:
+        blocksize: INT, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+
+
+def Split(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    split: _Seq[int] | None = None,
+    outputs_count: int | None = None,
+) -> tuple[_Var, ...]:
+    """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
+    attribute, else equal parts.
+
+    Changed in version 2: The optional `split` input is removed, leaving the `split` attribute; `axis` defaults to 0 and T extends to every tensor type.
+
+    Signature: ``ai.onnx@2::Split``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        outputs: T, variadic
+
+    Attributes:
+        axis: INT, default 0
+        split: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
+
+
+def Sqrt(X: _rt.VarLike, /) -> _Var:
+    """Square root of every element; negative inputs give NaN.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Sqrt``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {})
+
+
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+    """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
+
+    Signature: ``ai.onnx@1::Squeeze``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        squeezed: T
+
+    Attributes:
+        axes: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+
+
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """C = A - B elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Sub``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T
+
+    Type constraints:
+        T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
+                tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {})
+
+
 def Sum(*data_0: _rt.VarLike) -> _Var:
     """Elementwise sum over any number of inputs, broadcast together numpy-style.
 
@@ -403,101 +2632,193 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     return _rt.emit1(("", "Sum", 8), _OPSET, (*data_0,), {})
 
 
-# Unchanged since an earlier opset: the same functions, recording this opset.
-Abs = _rt.rebind(_Abs, _OPSET)
-Acos = _rt.rebind(_Acos, _OPSET)
-Add = _rt.rebind(_Add, _OPSET)
-And = _rt.rebind(_And, _OPSET)
-ArgMax = _rt.rebind(_ArgMax, _OPSET)
-ArgMin = _rt.rebind(_ArgMin, _OPSET)
-Asin = _rt.rebind(_Asin, _OPSET)
-Atan = _rt.rebind(_Atan, _OPSET)
-AveragePool = _rt.rebind(_AveragePool, _OPSET)
-BatchNormalization = _rt.rebind(_BatchNormalization, _OPSET)
-Cast = _rt.rebind(_Cast, _OPSET)
-Ceil = _rt.rebind(_Ceil, _OPSET)
-Clip = _rt.rebind(_Clip, _OPSET)
-Concat = _rt.rebind(_Concat, _OPSET)
-Constant = _rt.rebind(_Constant, _OPSET)
-Conv = _rt.rebind(_Conv, _OPSET)
-ConvTranspose = _rt.rebind(_ConvTranspose, _OPSET)
-Cos = _rt.rebind(_Cos, _OPSET)
-DepthToSpace = _rt.rebind(_DepthToSpace, _OPSET)
-Div = _rt.rebind(_Div, _OPSET)
-Dropout = _rt.rebind(_Dropout, _OPSET)
-Elu = _rt.rebind(_Elu, _OPSET)
-Equal = _rt.rebind(_Equal, _OPSET)
-Exp = _rt.rebind(_Exp, _OPSET)
-Flatten = _rt.rebind(_Flatten, _OPSET)
-Floor = _rt.rebind(_Floor, _OPSET)
-GRU = _rt.rebind(_GRU, _OPSET)
-Gather = _rt.rebind(_Gather, _OPSET)
-Gemm = _rt.rebind(_Gemm, _OPSET)
-GlobalAveragePool = _rt.rebind(_GlobalAveragePool, _OPSET)
-GlobalLpPool = _rt.rebind(_GlobalLpPool, _OPSET)
-GlobalMaxPool = _rt.rebind(_GlobalMaxPool, _OPSET)
-Greater = _rt.rebind(_Greater, _OPSET)
-HardSigmoid = _rt.rebind(_HardSigmoid, _OPSET)
-Hardmax = _rt.rebind(_Hardmax, _OPSET)
-Identity = _rt.rebind(_Identity, _OPSET)
-If = _rt.rebind(_If, _OPSET)
-InstanceNormalization = _rt.rebind(_InstanceNormalization, _OPSET)
-LRN = _rt.rebind(_LRN, _OPSET)
-LSTM = _rt.rebind(_LSTM, _OPSET)
-LeakyRelu = _rt.rebind(_LeakyRelu, _OPSET)
-Less = _rt.rebind(_Less, _OPSET)
-Log = _rt.rebind(_Log, _OPSET)
-LogSoftmax = _rt.rebind(_LogSoftmax, _OPSET)
-Loop = _rt.rebind(_Loop, _OPSET)
-LpNormalization = _rt.rebind(_LpNormalization, _OPSET)
-LpPool = _rt.rebind(_LpPool, _OPSET)
-MatMul = _rt.rebind(_MatMul, _OPSET)
-MaxRoiPool = _rt.rebind(_MaxRoiPool, _OPSET)
-Mul = _rt.rebind(_Mul, _OPSET)
-Multinomial = _rt.rebind(_Multinomial, _OPSET)
-Neg = _rt.rebind(_Neg, _OPSET)
-Not = _rt.rebind(_Not, _OPSET)
-Or = _rt.rebind(_Or, _OPSET)
-PRelu = _rt.rebind(_PRelu, _OPSET)
-Pad = _rt.rebind(_Pad, _OPSET)
-Pow = _rt.rebind(_Pow, _OPSET)
-RNN = _rt.rebind(_RNN, _OPSET)
-RandomNormal = _rt.rebind(_RandomNormal, _OPSET)
-RandomNormalLike = _rt.rebind(_RandomNormalLike, _OPSET)
-RandomUniform = _rt.rebind(_RandomUniform, _OPSET)
-RandomUniformLike = _rt.rebind(_RandomUniformLike, _OPSET)
-Reciprocal = _rt.rebind(_Reciprocal, _OPSET)
-ReduceL1 = _rt.rebind(_ReduceL1, _OPSET)
-ReduceL2 = _rt.rebind(_ReduceL2, _OPSET)
-ReduceLogSum = _rt.rebind(_ReduceLogSum, _OPSET)
-ReduceLogSumExp = _rt.rebind(_ReduceLogSumExp, _OPSET)
-ReduceMax = _rt.rebind(_ReduceMax, _OPSET)
-ReduceMean = _rt.rebind(_ReduceMean, _OPSET)
-ReduceMin = _rt.rebind(_ReduceMin, _OPSET)
-ReduceProd = _rt.rebind(_ReduceProd, _OPSET)
-ReduceSum = _rt.rebind(_ReduceSum, _OPSET)
-ReduceSumSquare = _rt.rebind(_ReduceSumSquare, _OPSET)
-Relu = _rt.rebind(_Relu, _OPSET)
-Reshape = _rt.rebind(_Reshape, _OPSET)
-Selu = _rt.rebind(_Selu, _OPSET)
-Shape = _rt.rebind(_Shape, _OPSET)
-Sigmoid = _rt.rebind(_Sigmoid, _OPSET)
-Sin = _rt.rebind(_Sin, _OPSET)
-Size = _rt.rebind(_Size, _OPSET)
-Slice = _rt.rebind(_Slice, _OPSET)
-Softmax = _rt.rebind(_Softmax, _OPSET)
-Softplus = _rt.rebind(_Softplus, _OPSET)
-Softsign = _rt.rebind(_Softsign, _OPSET)
-SpaceToDepth = _rt.rebind(_SpaceToDepth, _OPSET)
-Split = _rt.rebind(_Split, _OPSET)
-Sqrt = _rt.rebind(_Sqrt, _OPSET)
-Squeeze = _rt.rebind(_Squeeze, _OPSET)
-Sub = _rt.rebind(_Sub, _OPSET)
-Tan = _rt.rebind(_Tan, _OPSET)
-Tanh = _rt.rebind(_Tanh, _OPSET)
-Tile = _rt.rebind(_Tile, _OPSET)
-TopK = _rt.rebind(_TopK, _OPSET)
-Transpose = _rt.rebind(_Transpose, _OPSET)
-Unsqueeze = _rt.rebind(_Unsqueeze, _OPSET)
-Upsample = _rt.rebind(_Upsample, _OPSET)
-Xor = _rt.rebind(_Xor, _OPSET)
+def Tan(input: _rt.VarLike, /) -> _Var:
+    """Elementwise tangent of a floating-point tensor given in radians.
+
+    Signature: ``ai.onnx@7::Tan``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+
+
+def Tanh(input: _rt.VarLike, /) -> _Var:
+    """Hyperbolic tangent of every element.
+
+    Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
+
+    Signature: ``ai.onnx@6::Tanh``
+
+    Inputs:
+        input: T
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {})
+
+
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+    """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
+    broadcasting.
+
+    Changed in version 6: The `tiles` and `axis` inputs are replaced by one int64 `repeats` input with a count per axis; T extends to every tensor type.
+
+    Signature: ``ai.onnx@6::Tile``
+
+    Inputs:
+        input: T
+        repeats: T1
+
+    Outputs:
+        output: T
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+        T1: tensor(int64)
+    """
+    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {})
+
+
+class TopKOutputs(_NamedTuple):
+    """The outputs of TopK (version 1)."""
+
+    Values: _Var
+    Indices: _Var
+
+
+def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+    """Returns the `k` greatest values along `axis` and their int64 positions in descending
+    order; ties favour the lower index.
+
+    Signature: ``ai.onnx@1::TopK``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Values: T
+        Indices: I
+
+    Attributes:
+        axis: INT, default -1
+        k: INT, required
+
+    Type constraints:
+        T: tensor(float16), tensor(float), tensor(double)
+        I: tensor(int64)
+    """
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+
+
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+    """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
+
+    Signature: ``ai.onnx@1::Transpose``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        transposed: T
+
+    Attributes:
+        perm: INTS, optional
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+
+
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+    """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
+    output.
+
+    Signature: ``ai.onnx@1::Unsqueeze``
+
+    Inputs:
+        data: T
+
+    Outputs:
+        expanded: T
+
+    Attributes:
+        axes: INTS, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+
+
+def Upsample(
+    X: _rt.VarLike,
+    /,
+    *,
+    mode: str = "nearest",
+    scales: _Seq[float] = _rt.REQUIRED,
+) -> _Var:
+    """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
+
+    Changed in version 7: `height_scale`/`width_scale` are replaced by a `scales` list covering every dimension, linear mode generalizes to N-D, T covers all tensor types, and the operator leaves experimental status.
+
+    Signature: ``ai.onnx@7::Upsample``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        mode: STRING, default 'nearest'
+        scales: FLOATS, required
+
+    Type constraints:
+        T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
+                tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
+                tensor(double), tensor(string), tensor(bool), tensor(complex64),
+                tensor(complex128)
+    """
+    return _rt.emit1(("", "Upsample", 7), _OPSET, (X,), {"mode": mode, "scales": scales})
+
+
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+    """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
+
+    Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
+
+    Signature: ``ai.onnx@7::Xor``
+
+    Inputs:
+        A: T
+        B: T
+
+    Outputs:
+        C: T1
+
+    Type constraints:
+        T: tensor(bool)
+        T1: tensor(bool)
+    """
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})

@@ -11,25 +11,6 @@ import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
 from onnxcraft.opset import _runtime as _rt
-from onnxcraft.opset.ai.onnx.ml.v3 import (
-    ArrayFeatureExtractor as _ArrayFeatureExtractor,
-    Binarizer as _Binarizer,
-    CastMap as _CastMap,
-    CategoryMapper as _CategoryMapper,
-    DictVectorizer as _DictVectorizer,
-    FeatureVectorizer as _FeatureVectorizer,
-    Imputer as _Imputer,
-    LinearClassifier as _LinearClassifier,
-    LinearRegressor as _LinearRegressor,
-    Normalizer as _Normalizer,
-    OneHotEncoder as _OneHotEncoder,
-    SVMClassifier as _SVMClassifier,
-    SVMRegressor as _SVMRegressor,
-    Scaler as _Scaler,
-    TreeEnsembleClassifier as _TreeEnsembleClassifier,
-    TreeEnsembleRegressor as _TreeEnsembleRegressor,
-    ZipMap as _ZipMap,
-)
 
 _DOMAIN = "ai.onnx.ml"
 _OPSET = 4
@@ -54,6 +35,193 @@ __all__ = [
     "TreeEnsembleRegressor",
     "ZipMap",
 ]
+
+
+def ArrayFeatureExtractor(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+    """Selects, along the last axis of X, the columns whose positions are listed in the int64
+    tensor Y.
+
+    Signature: ``ai.onnx.ml@1::ArrayFeatureExtractor``
+
+    Inputs:
+        X: T
+        Y: tensor(int64)
+
+    Outputs:
+        Z: T
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32), tensor(string)
+    """
+    return _rt.emit1(("ai.onnx.ml", "ArrayFeatureExtractor", 1), _OPSET, (X, Y,), {})
+
+
+def Binarizer(X: _rt.VarLike, /, *, threshold: float = 0.0) -> _Var:
+    """Maps each element to 1 when it is greater than `threshold` and to 0 otherwise.
+
+    Signature: ``ai.onnx.ml@1::Binarizer``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        threshold: FLOAT, default 0.0
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "Binarizer", 1), _OPSET, (X,), {"threshold": threshold})
+
+
+def CastMap(
+    X: _rt.VarLike,
+    /,
+    *,
+    cast_to: str = "TO_FLOAT",
+    map_form: str = "DENSE",
+    max_map: int = 1,
+) -> _Var:
+    """Turns an int64-keyed map into a tensor ordered by key, either densely (one value per
+    entry) or sparsely (key used as the position, length `max_map`), converting values to
+    float, string or int64.
+
+    Signature: ``ai.onnx.ml@1::CastMap``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+
+    Attributes:
+        cast_to: STRING, default 'TO_FLOAT'
+        map_form: STRING, default 'DENSE'
+        max_map: INT, default 1
+
+    Type constraints:
+        T1: map(int64, string), map(int64, float)
+        T2: tensor(string), tensor(float), tensor(int64)
+    """
+    return _rt.emit1(("ai.onnx.ml", "CastMap", 1), _OPSET, (X,), {"cast_to": cast_to, "map_form": map_form, "max_map": max_map})
+
+
+def CategoryMapper(
+    X: _rt.VarLike,
+    /,
+    *,
+    cats_int64s: _Seq[int] | None = None,
+    cats_strings: _Seq[str] | None = None,
+    default_int64: int = -1,
+    default_string: str = "_Unused",
+) -> _Var:
+    """Translates between string and integer categories using two parallel lists, in the
+    direction fixed by which default value is given; unknown inputs get that default.
+
+    Signature: ``ai.onnx.ml@1::CategoryMapper``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+
+    Attributes:
+        cats_int64s: INTS, optional
+        cats_strings: STRINGS, optional
+        default_int64: INT, default -1
+        default_string: STRING, default '_Unused'
+
+    Type constraints:
+        T1: tensor(string), tensor(int64)
+        T2: tensor(string), tensor(int64)
+    """
+    return _rt.emit1(("ai.onnx.ml", "CategoryMapper", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "default_int64": default_int64, "default_string": default_string})
+
+
+def DictVectorizer(
+    X: _rt.VarLike,
+    /,
+    *,
+    int64_vocabulary: _Seq[int] | None = None,
+    string_vocabulary: _Seq[str] | None = None,
+) -> _Var:
+    """Turns a dictionary into a dense 1-D vector: each key's position in the vocabulary
+    attribute selects the output slot that receives its value, and absent keys leave zeros.
+
+    Signature: ``ai.onnx.ml@1::DictVectorizer``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+
+    Attributes:
+        int64_vocabulary: INTS, optional
+        string_vocabulary: STRINGS, optional
+
+    Type constraints:
+        T1: map(string, int64), map(int64, string), map(int64, float), map(int64, double),
+                map(string, float), map(string, double)
+        T2: tensor(int64), tensor(float), tensor(double), tensor(string)
+    """
+    return _rt.emit1(("ai.onnx.ml", "DictVectorizer", 1), _OPSET, (X,), {"int64_vocabulary": int64_vocabulary, "string_vocabulary": string_vocabulary})
+
+
+def FeatureVectorizer(*X: _rt.VarLike, inputdimensions: _Seq[int] | None = None) -> _Var:
+    """Concatenates numeric inputs along their second dimension into one float tensor, treating
+    1-D inputs as single rows.
+
+    Signature: ``ai.onnx.ml@1::FeatureVectorizer``
+
+    Inputs:
+        X: T1, variadic
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        inputdimensions: INTS, optional
+
+    Type constraints:
+        T1: tensor(int32), tensor(int64), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("ai.onnx.ml", "FeatureVectorizer", 1), _OPSET, (*X,), {"inputdimensions": inputdimensions})
+
+
+def Imputer(
+    X: _rt.VarLike,
+    /,
+    *,
+    imputed_value_floats: _Seq[float] | None = None,
+    imputed_value_int64s: _Seq[int] | None = None,
+    replaced_value_float: float = 0.0,
+    replaced_value_int64: int = 0,
+) -> _Var:
+    """Replaces every element equal to the designated missing-value marker with the configured
+    imputed value for its column.
+
+    Signature: ``ai.onnx.ml@1::Imputer``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: T
+
+    Attributes:
+        imputed_value_floats: FLOATS, optional
+        imputed_value_int64s: INTS, optional
+        replaced_value_float: FLOAT, default 0.0
+        replaced_value_int64: INT, default 0
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "Imputer", 1), _OPSET, (X,), {"imputed_value_floats": imputed_value_floats, "imputed_value_int64s": imputed_value_int64s, "replaced_value_float": replaced_value_float, "replaced_value_int64": replaced_value_int64})
 
 
 def LabelEncoder(
@@ -110,21 +278,429 @@ def LabelEncoder(
     return _rt.emit1(("ai.onnx.ml", "LabelEncoder", 4), _OPSET, (X,), {"default_float": default_float, "default_int64": default_int64, "default_string": default_string, "default_tensor": default_tensor, "keys_floats": keys_floats, "keys_int64s": keys_int64s, "keys_strings": keys_strings, "keys_tensor": keys_tensor, "values_floats": values_floats, "values_int64s": values_int64s, "values_strings": values_strings, "values_tensor": values_tensor})
 
 
-# Unchanged since an earlier opset: the same functions, recording this opset.
-ArrayFeatureExtractor = _rt.rebind(_ArrayFeatureExtractor, _OPSET)
-Binarizer = _rt.rebind(_Binarizer, _OPSET)
-CastMap = _rt.rebind(_CastMap, _OPSET)
-CategoryMapper = _rt.rebind(_CategoryMapper, _OPSET)
-DictVectorizer = _rt.rebind(_DictVectorizer, _OPSET)
-FeatureVectorizer = _rt.rebind(_FeatureVectorizer, _OPSET)
-Imputer = _rt.rebind(_Imputer, _OPSET)
-LinearClassifier = _rt.rebind(_LinearClassifier, _OPSET)
-LinearRegressor = _rt.rebind(_LinearRegressor, _OPSET)
-Normalizer = _rt.rebind(_Normalizer, _OPSET)
-OneHotEncoder = _rt.rebind(_OneHotEncoder, _OPSET)
-SVMClassifier = _rt.rebind(_SVMClassifier, _OPSET)
-SVMRegressor = _rt.rebind(_SVMRegressor, _OPSET)
-Scaler = _rt.rebind(_Scaler, _OPSET)
-TreeEnsembleClassifier = _rt.rebind(_TreeEnsembleClassifier, _OPSET)
-TreeEnsembleRegressor = _rt.rebind(_TreeEnsembleRegressor, _OPSET)
-ZipMap = _rt.rebind(_ZipMap, _OPSET)
+class LinearClassifierOutputs(_NamedTuple):
+    """The outputs of LinearClassifier (version 1)."""
+
+    Y: _Var
+    Z: _Var
+
+
+def LinearClassifier(
+    X: _rt.VarLike,
+    /,
+    *,
+    classlabels_ints: _Seq[int] | None = None,
+    classlabels_strings: _Seq[str] | None = None,
+    coefficients: _Seq[float] = _rt.REQUIRED,
+    intercepts: _Seq[float] | None = None,
+    multi_class: int = 0,
+    post_transform: str = "NONE",
+) -> LinearClassifierOutputs:
+    """Scores each input row against per-class coefficients and intercepts, optionally post-
+    transforms the scores (softmax, logistic, probit and so on), and returns the winning
+    label together with the score matrix.
+
+    Signature: ``ai.onnx.ml@1::LinearClassifier``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+        Z: tensor(float)
+
+    Attributes:
+        classlabels_ints: INTS, optional
+        classlabels_strings: STRINGS, optional
+        coefficients: FLOATS, required
+        intercepts: FLOATS, optional
+        multi_class: INT, default 0
+        post_transform: STRING, default 'NONE'
+
+    Type constraints:
+        T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
+        T2: tensor(string), tensor(int64)
+    """
+    return _rt.emit_named(("ai.onnx.ml", "LinearClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "intercepts": intercepts, "multi_class": multi_class, "post_transform": post_transform}, LinearClassifierOutputs)
+
+
+def LinearRegressor(
+    X: _rt.VarLike,
+    /,
+    *,
+    coefficients: _Seq[float] | None = None,
+    intercepts: _Seq[float] | None = None,
+    post_transform: str = "NONE",
+    targets: int = 1,
+) -> _Var:
+    """Computes one or more linear regression targets as X * coefficients^T + intercepts, with
+    an optional post-transform.
+
+    Signature: ``ai.onnx.ml@1::LinearRegressor``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        coefficients: FLOATS, optional
+        intercepts: FLOATS, optional
+        post_transform: STRING, default 'NONE'
+        targets: INT, default 1
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "LinearRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "intercepts": intercepts, "post_transform": post_transform, "targets": targets})
+
+
+def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX") -> _Var:
+    """Rescales each row of the input by its maximum, its sum (L1) or its Euclidean length
+    (L2), leaving rows with a zero divisor unchanged.
+
+    Signature: ``ai.onnx.ml@1::Normalizer``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        norm: STRING, default 'MAX'
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "Normalizer", 1), _OPSET, (X,), {"norm": norm})
+
+
+def OneHotEncoder(
+    X: _rt.VarLike,
+    /,
+    *,
+    cats_int64s: _Seq[int] | None = None,
+    cats_strings: _Seq[str] | None = None,
+    zeros: int = 1,
+) -> _Var:
+    """Replaces each element with an indicator vector over a fixed category list (ints or
+    strings), adding a trailing dimension; unknown categories give all zeros or an error
+    depending on `zeros`.
+
+    Signature: ``ai.onnx.ml@1::OneHotEncoder``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        cats_int64s: INTS, optional
+        cats_strings: STRINGS, optional
+        zeros: INT, default 1
+
+    Type constraints:
+        T: tensor(string), tensor(int64), tensor(int32), tensor(float), tensor(double)
+    """
+    return _rt.emit1(("ai.onnx.ml", "OneHotEncoder", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "zeros": zeros})
+
+
+class SVMClassifierOutputs(_NamedTuple):
+    """The outputs of SVMClassifier (version 1)."""
+
+    Y: _Var
+    Z: _Var
+
+
+def SVMClassifier(
+    X: _rt.VarLike,
+    /,
+    *,
+    classlabels_ints: _Seq[int] | None = None,
+    classlabels_strings: _Seq[str] | None = None,
+    coefficients: _Seq[float] | None = None,
+    kernel_params: _Seq[float] | None = None,
+    kernel_type: str = "LINEAR",
+    post_transform: str = "NONE",
+    prob_a: _Seq[float] | None = None,
+    prob_b: _Seq[float] | None = None,
+    rho: _Seq[float] | None = None,
+    support_vectors: _Seq[float] | None = None,
+    vectors_per_class: _Seq[int] | None = None,
+) -> SVMClassifierOutputs:
+    """Support vector machine classifier with linear, polynomial, RBF or sigmoid kernels;
+    returns the predicted label per row and the class scores, optionally calibrated with
+    Platt coefficients.
+
+    Signature: ``ai.onnx.ml@1::SVMClassifier``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+        Z: tensor(float)
+
+    Attributes:
+        classlabels_ints: INTS, optional
+        classlabels_strings: STRINGS, optional
+        coefficients: FLOATS, optional
+        kernel_params: FLOATS, optional
+        kernel_type: STRING, default 'LINEAR'
+        post_transform: STRING, default 'NONE'
+        prob_a: FLOATS, optional
+        prob_b: FLOATS, optional
+        rho: FLOATS, optional
+        support_vectors: FLOATS, optional
+        vectors_per_class: INTS, optional
+
+    Type constraints:
+        T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
+        T2: tensor(string), tensor(int64)
+    """
+    return _rt.emit_named(("ai.onnx.ml", "SVMClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "post_transform": post_transform, "prob_a": prob_a, "prob_b": prob_b, "rho": rho, "support_vectors": support_vectors, "vectors_per_class": vectors_per_class}, SVMClassifierOutputs)
+
+
+def SVMRegressor(
+    X: _rt.VarLike,
+    /,
+    *,
+    coefficients: _Seq[float] | None = None,
+    kernel_params: _Seq[float] | None = None,
+    kernel_type: str = "LINEAR",
+    n_supports: int = 0,
+    one_class: int = 0,
+    post_transform: str = "NONE",
+    rho: _Seq[float] | None = None,
+    support_vectors: _Seq[float] | None = None,
+) -> _Var:
+    """Support vector machine regression (or one-class scoring) with linear, polynomial, RBF or
+    sigmoid kernels, returning one value per input row.
+
+    Signature: ``ai.onnx.ml@1::SVMRegressor``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        coefficients: FLOATS, optional
+        kernel_params: FLOATS, optional
+        kernel_type: STRING, default 'LINEAR'
+        n_supports: INT, default 0
+        one_class: INT, default 0
+        post_transform: STRING, default 'NONE'
+        rho: FLOATS, optional
+        support_vectors: FLOATS, optional
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "SVMRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "n_supports": n_supports, "one_class": one_class, "post_transform": post_transform, "rho": rho, "support_vectors": support_vectors})
+
+
+def Scaler(
+    X: _rt.VarLike,
+    /,
+    *,
+    offset: _Seq[float] | None = None,
+    scale: _Seq[float] | None = None,
+) -> _Var:
+    """Standardizes features as (X - offset) * scale, with one offset and scale per column or a
+    single shared pair.
+
+    Signature: ``ai.onnx.ml@1::Scaler``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        offset: FLOATS, optional
+        scale: FLOATS, optional
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "Scaler", 1), _OPSET, (X,), {"offset": offset, "scale": scale})
+
+
+class TreeEnsembleClassifierOutputs(_NamedTuple):
+    """The outputs of TreeEnsembleClassifier (version 3)."""
+
+    Y: _Var
+    Z: _Var
+
+
+def TreeEnsembleClassifier(
+    X: _rt.VarLike,
+    /,
+    *,
+    base_values: _Seq[float] | None = None,
+    base_values_as_tensor: _npt.ArrayLike | None = None,
+    class_ids: _Seq[int] | None = None,
+    class_nodeids: _Seq[int] | None = None,
+    class_treeids: _Seq[int] | None = None,
+    class_weights: _Seq[float] | None = None,
+    class_weights_as_tensor: _npt.ArrayLike | None = None,
+    classlabels_int64s: _Seq[int] | None = None,
+    classlabels_strings: _Seq[str] | None = None,
+    nodes_falsenodeids: _Seq[int] | None = None,
+    nodes_featureids: _Seq[int] | None = None,
+    nodes_hitrates: _Seq[float] | None = None,
+    nodes_hitrates_as_tensor: _npt.ArrayLike | None = None,
+    nodes_missing_value_tracks_true: _Seq[int] | None = None,
+    nodes_modes: _Seq[str] | None = None,
+    nodes_nodeids: _Seq[int] | None = None,
+    nodes_treeids: _Seq[int] | None = None,
+    nodes_truenodeids: _Seq[int] | None = None,
+    nodes_values: _Seq[float] | None = None,
+    nodes_values_as_tensor: _npt.ArrayLike | None = None,
+    post_transform: str = "NONE",
+) -> TreeEnsembleClassifierOutputs:
+    """Evaluates an ensemble of decision trees given as parallel node attribute lists and sums
+    the class votes of the reached leaves, returning the top label per row and the class
+    scores.
+
+    Changed in version 3: Adds double-precision `*_as_tensor` variants of the threshold, hit-rate, base-value and class-weight attributes.
+
+    Signature: ``ai.onnx.ml@3::TreeEnsembleClassifier``
+
+    Inputs:
+        X: T1
+
+    Outputs:
+        Y: T2
+        Z: tensor(float)
+
+    Attributes:
+        base_values: FLOATS, optional
+        base_values_as_tensor: TENSOR, optional
+        class_ids: INTS, optional
+        class_nodeids: INTS, optional
+        class_treeids: INTS, optional
+        class_weights: FLOATS, optional
+        class_weights_as_tensor: TENSOR, optional
+        classlabels_int64s: INTS, optional
+        classlabels_strings: STRINGS, optional
+        nodes_falsenodeids: INTS, optional
+        nodes_featureids: INTS, optional
+        nodes_hitrates: FLOATS, optional
+        nodes_hitrates_as_tensor: TENSOR, optional
+        nodes_missing_value_tracks_true: INTS, optional
+        nodes_modes: STRINGS, optional
+        nodes_nodeids: INTS, optional
+        nodes_treeids: INTS, optional
+        nodes_truenodeids: INTS, optional
+        nodes_values: FLOATS, optional
+        nodes_values_as_tensor: TENSOR, optional
+        post_transform: STRING, default 'NONE'
+
+    Type constraints:
+        T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
+        T2: tensor(string), tensor(int64)
+    """
+    return _rt.emit_named(("ai.onnx.ml", "TreeEnsembleClassifier", 3), _OPSET, (X,), {"base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "class_ids": class_ids, "class_nodeids": class_nodeids, "class_treeids": class_treeids, "class_weights": class_weights, "class_weights_as_tensor": class_weights_as_tensor, "classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform}, TreeEnsembleClassifierOutputs)
+
+
+def TreeEnsembleRegressor(
+    X: _rt.VarLike,
+    /,
+    *,
+    aggregate_function: str = "SUM",
+    base_values: _Seq[float] | None = None,
+    base_values_as_tensor: _npt.ArrayLike | None = None,
+    n_targets: int | None = None,
+    nodes_falsenodeids: _Seq[int] | None = None,
+    nodes_featureids: _Seq[int] | None = None,
+    nodes_hitrates: _Seq[float] | None = None,
+    nodes_hitrates_as_tensor: _npt.ArrayLike | None = None,
+    nodes_missing_value_tracks_true: _Seq[int] | None = None,
+    nodes_modes: _Seq[str] | None = None,
+    nodes_nodeids: _Seq[int] | None = None,
+    nodes_treeids: _Seq[int] | None = None,
+    nodes_truenodeids: _Seq[int] | None = None,
+    nodes_values: _Seq[float] | None = None,
+    nodes_values_as_tensor: _npt.ArrayLike | None = None,
+    post_transform: str = "NONE",
+    target_ids: _Seq[int] | None = None,
+    target_nodeids: _Seq[int] | None = None,
+    target_treeids: _Seq[int] | None = None,
+    target_weights: _Seq[float] | None = None,
+    target_weights_as_tensor: _npt.ArrayLike | None = None,
+) -> _Var:
+    """Evaluates an ensemble of decision trees given as parallel node attribute lists and
+    aggregates the target weights of the reached leaves into regression outputs.
+
+    Changed in version 3: Adds double-precision `*_as_tensor` variants of the threshold, hit-rate, base-value and target-weight attributes.
+
+    Signature: ``ai.onnx.ml@3::TreeEnsembleRegressor``
+
+    Inputs:
+        X: T
+
+    Outputs:
+        Y: tensor(float)
+
+    Attributes:
+        aggregate_function: STRING, default 'SUM'
+        base_values: FLOATS, optional
+        base_values_as_tensor: TENSOR, optional
+        n_targets: INT, optional
+        nodes_falsenodeids: INTS, optional
+        nodes_featureids: INTS, optional
+        nodes_hitrates: FLOATS, optional
+        nodes_hitrates_as_tensor: TENSOR, optional
+        nodes_missing_value_tracks_true: INTS, optional
+        nodes_modes: STRINGS, optional
+        nodes_nodeids: INTS, optional
+        nodes_treeids: INTS, optional
+        nodes_truenodeids: INTS, optional
+        nodes_values: FLOATS, optional
+        nodes_values_as_tensor: TENSOR, optional
+        post_transform: STRING, default 'NONE'
+        target_ids: INTS, optional
+        target_nodeids: INTS, optional
+        target_treeids: INTS, optional
+        target_weights: FLOATS, optional
+        target_weights_as_tensor: TENSOR, optional
+
+    Type constraints:
+        T: tensor(float), tensor(double), tensor(int64), tensor(int32)
+    """
+    return _rt.emit1(("ai.onnx.ml", "TreeEnsembleRegressor", 3), _OPSET, (X,), {"aggregate_function": aggregate_function, "base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "n_targets": n_targets, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform, "target_ids": target_ids, "target_nodeids": target_nodeids, "target_treeids": target_treeids, "target_weights": target_weights, "target_weights_as_tensor": target_weights_as_tensor})
+
+
+def ZipMap(
+    X: _rt.VarLike,
+    /,
+    *,
+    classlabels_int64s: _Seq[int] | None = None,
+    classlabels_strings: _Seq[str] | None = None,
+) -> _Var:
+    """Turns each row of a class-score matrix into a map from the class labels given as
+    attributes to the scores, returning a sequence of maps.
+
+    Signature: ``ai.onnx.ml@1::ZipMap``
+
+    Inputs:
+        X: tensor(float)
+
+    Outputs:
+        Z: T
+
+    Attributes:
+        classlabels_int64s: INTS, optional
+        classlabels_strings: STRINGS, optional
+
+    Type constraints:
+        T: seq(map(string, float)), seq(map(int64, float))
+    """
+    return _rt.emit1(("ai.onnx.ml", "ZipMap", 1), _OPSET, (X,), {"classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings})
