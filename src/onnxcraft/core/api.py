@@ -22,13 +22,11 @@ from onnxcraft.core.types import (
 )
 from onnxcraft.core.types import Sequence as SequenceType
 from onnxcraft.core.var import ARG, Var
+from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.dtypes import MAP_KEY_TYPES, element_type_of
 from onnxcraft.errors import BuildError
 
 __all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op"]
-
-# The ai.onnx opset used by operator overloading on Var and by oc.const.
-DEFAULT_OPSET = 21
 
 _TYPES = (Tensor, SparseTensor, SequenceType, Optional, Map)
 
@@ -80,9 +78,10 @@ def const(value: Any, dtype: Any = None) -> Var:
     if dtype is not None:
         elem = element_type_of(dtype)
         array = literals.convert("const", "value", array, elem)
-    from onnxcraft import specs
+    # Lazy: the spec registry is loaded on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
 
-    since = specs.resolve_since_version("", "Constant", DEFAULT_OPSET)
+    since = resolve_since_version("", "Constant", DEFAULT_OPSET)
     assert since is not None
     return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]
 

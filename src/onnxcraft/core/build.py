@@ -14,22 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
+from onnxcraft.core.attributes import infer_attribute_type
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.graphwalk import Collected, collect, ir_nodes
-from onnxcraft.core.opinfo import OPTIONAL, OpInfo
+from onnxcraft.core.opinfo import OPTIONAL, OpInfo, op_info
 from onnxcraft.core.types import Map, SparseTensor, Tensor, ValueType
 from onnxcraft.core.types import Optional as OptionalType
 from onnxcraft.core.types import Sequence as SequenceType
-from onnxcraft.core.var import ARG, Body, Node, Var
+from onnxcraft.core.typestr import matches
+from onnxcraft.core.var import ARG, Body, OpCall, Var
 from onnxcraft.core.versions import (
     FEATURE_IR,
     LATEST_IR_VERSION,
     min_ir_for_elem_type,
     min_ir_for_opsets,
 )
-from onnxcraft.dtypes import ElementType
+from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import BuildError
+from onnxcraft.ir import Attribute, Function, Graph, Model, Node, TensorData, ValueInfo
+from onnxcraft.version import __version__
 
 __all__ = ["build", "build_ir"]
 
@@ -68,6 +71,7 @@ def build(
         model_version=model_version,
         domain=domain,
     )
+    # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
     from onnxcraft.proto.serde import model_to_proto
 
     return model_to_proto(model)
@@ -86,7 +90,7 @@ def build_ir(
     producer_version: str | None = None,
     model_version: int = 0,
     domain: str = "",
-) -> ir.Model:
+) -> Model:
     """Like :func:`build`, returning an :class:`onnxcraft.ir.Model` instead of a ModelProto.
 
     The IR model holds the arrays given as constants by reference, not copied: saving it
@@ -121,10 +125,8 @@ def build_ir(
             f"build: ir_version={ir_version} is newer than the latest ({LATEST_IR_VERSION})"
         )
     if producer_version is None:
-        from onnxcraft import __version__
-
         producer_version = __version__
-    return ir.Model(
+    return Model(
         graph=graph,
         opset_imports=opsets,
         ir_version=ir_version,
@@ -151,9 +153,10 @@ def _check_options(name: str, metadata: Mapping[str, str] | None) -> None:
             )
 
 
-def _merge_function_opsets(opsets: dict[str, int], functions: list[ir.Function]) -> None:
+def _merge_function_opsets(opsets: dict[str, int], functions: list[Function]) -> None:
     """The model imports every domain its functions use, at one version per domain."""
-    from onnxcraft import specs
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
 
     for function in functions:
         for domain, version in function.opset_imports.items():
@@ -163,8 +166,8 @@ def _merge_function_opsets(opsets: dict[str, int], functions: list[ir.Function])
             for node in function.nodes:
                 if node.domain != domain:
                     continue
-                at_function = specs.resolve_since_version(domain, node.op_type, version)
-                at_model = specs.resolve_since_version(domain, node.op_type, model_version)
+                at_function = resolve_since_version(domain, node.op_type, version)
+                at_model = resolve_since_version(domain, node.op_type, model_version)
                 if at_function != at_model:
                     raise BuildError(
                         f"build: function {function.name!r} uses {node.op_type} version "
@@ -175,7 +178,7 @@ def _merge_function_opsets(opsets: dict[str, int], functions: list[ir.Function])
             function.opset_imports[domain] = model_version
 
 
-def _function_feature_ir(function: ir.Function) -> int:
+def _function_feature_ir(function: Function) -> int:
     """The IR version a FunctionProto's own features need (onnx.proto's Version enum).
 
     Functions carried over by inline may have attribute defaults, value_info or overloads;
@@ -274,32 +277,32 @@ class _ModelBuilder:
         self.namer = _Namer()
         self.names: dict[int, str] = {}  # id(Var) -> name
         self.cache: dict[int, Collected] = {}
-        self.used_ops: list[tuple[Node, OpInfo]] = []
+        self.used_ops: list[tuple[OpCall, OpInfo]] = []
         self.feature_ir = 3
         self.constants: dict[tuple[Any, ...], str] = {}  # content key -> initializer name
         self.large_constants: dict[tuple[Any, ...], list[np.ndarray]] = {}  # sample key -> arrays
-        self.initializers: list[ir.TensorData] = []
+        self.initializers: list[TensorData] = []
         self.function_defs: dict[tuple[str, str], Any] = {}
         self.used_outputs: set[int] = set()  # ids of node outputs something consumes
         self.output_named: set[int] = set()  # ids of Vars named after a graph output key
         self.constants_as_nodes = False  # function bodies have no initializers
-        self.constant_nodes: list[ir.Node] = []
+        self.constant_nodes: list[Node] = []
         self.uses_constant_node = False
         self.seen_elems: set[ElementType] = set()
         self.identity_types: list[tuple[str, ValueType | None]] = []  # (output, copied type)
 
     # -- the top-level graph ----------------------------------------------------------------------
 
-    def top_graph(self, name: str, doc_string: str) -> ir.Graph:
+    def top_graph(self, name: str, doc_string: str) -> Graph:
         top = collect(list(self.outputs.values()), 0, self.cache)
         self._check_leaks(top)
         self._reserve_explicit_names(top)
         self._mark_used(top, list(self.outputs.values()))
         self._assign_output_names()
-        graph = ir.Graph(name=name, doc_string=doc_string)
+        graph = Graph(name=name, doc_string=doc_string)
         for v in self.inputs:
             _require_complete_type("input", self.names[id(v)], v)
-        graph.inputs = [ir.ValueInfo(self.names[id(v)], v.type) for v in self.inputs]
+        graph.inputs = [ValueInfo(self.names[id(v)], v.type) for v in self.inputs]
         graph.nodes = self._emit_nodes(top)
         graph.outputs = self._graph_outputs(graph)
         graph.value_info = self._value_info(top.nodes, set(self.outputs))
@@ -402,8 +405,8 @@ class _ModelBuilder:
 
     # -- nodes ------------------------------------------------------------------------------------
 
-    def _emit_nodes(self, collected: Collected) -> list[ir.Node]:
-        result: list[ir.Node] = []
+    def _emit_nodes(self, collected: Collected) -> list[Node]:
+        result: list[Node] = []
         for var in collected.constants:
             self._constant_name(var)
         result.extend(self.constant_nodes)
@@ -412,7 +415,7 @@ class _ModelBuilder:
             result.append(self._emit_node(node))
         return result
 
-    def _emit_node(self, node: Node) -> ir.Node:
+    def _emit_node(self, node: OpCall) -> Node:
         op = node.op
         self.used_ops.append((node, op))
         inputs = ["" if v is None else self._input_name(v) for v in node.inputs]
@@ -430,7 +433,7 @@ class _ModelBuilder:
         attributes = [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
         if op.extra.get("function") is not None:
             _register_function(self.function_defs, (op.domain, op.op_type), op.extra["function"])
-        return ir.Node(
+        return Node(
             op.op_type, inputs, outputs, domain=op.domain, name=node.name, attributes=attributes
         )
 
@@ -469,15 +472,15 @@ class _ModelBuilder:
         if name is None:
             name = var.name or self.namer.fresh("const")
             self.constants[key] = name
-            data = ir.TensorData.from_array("", array, var.elem_type)
+            data = TensorData.from_array("", array, var.elem_type)
             if self.constants_as_nodes:
                 self.constant_nodes.append(
-                    ir.Node(
+                    Node(
                         "Constant",
                         [],
                         [name],
                         name=self.namer.fresh("Constant"),
-                        attributes=[ir.Attribute("value", "TENSOR", data)],
+                        attributes=[Attribute("value", "TENSOR", data)],
                     )
                 )
                 self.uses_constant_node = True
@@ -492,58 +495,48 @@ class _ModelBuilder:
         self.names[id(var)] = name
         return name
 
-    def _emit_attribute(self, node: Node, name: str, value: Any) -> ir.Attribute:
+    def _emit_attribute(self, node: OpCall, name: str, value: Any) -> Attribute:
         info = node.op.attributes.get(name)
         if isinstance(value, AttrRef):
-            from onnxcraft.core.attributes import infer_attribute_type
-
             kind = (
                 info.type
                 if info is not None
                 else infer_attribute_type(node.op.op_type, name, value.value)
             )
-            return ir.Attribute(name, kind, None, ref=value.name)
+            return Attribute(name, kind, None, ref=value.name)
         if info is not None:
             attr_type = info.type
         else:
-            from onnxcraft.core.attributes import infer_attribute_type
-
             attr_type = infer_attribute_type(node.op.op_type, name, value)
         if isinstance(value, Body):
-            return ir.Attribute(name, "GRAPH", self._body_graph(value))
+            return Attribute(name, "GRAPH", self._body_graph(value))
         if isinstance(value, list) and value and isinstance(value[0], Body):
-            return ir.Attribute(name, "GRAPHS", [self._body_graph(b) for b in value])
+            return Attribute(name, "GRAPHS", [self._body_graph(b) for b in value])
         if attr_type == "TENSOR":
             array = np.asarray(value)
-            from onnxcraft.dtypes import element_type_of
-
-            return ir.Attribute(
-                name, "TENSOR", ir.TensorData.from_array("", array, element_type_of(array.dtype))
+            return Attribute(
+                name, "TENSOR", TensorData.from_array("", array, element_type_of(array.dtype))
             )
         if attr_type == "TENSORS":
-            from onnxcraft.dtypes import element_type_of
-
-            return ir.Attribute(
+            return Attribute(
                 name,
                 "TENSORS",
                 [
-                    ir.TensorData.from_array(
-                        "", np.asarray(a), element_type_of(np.asarray(a).dtype)
-                    )
+                    TensorData.from_array("", np.asarray(a), element_type_of(np.asarray(a).dtype))
                     for a in value
                 ],
             )
         if attr_type in ("TYPE_PROTO",):
             self._note_type_features(value)
-        return ir.Attribute(name, attr_type, list(value) if isinstance(value, tuple) else value)
+        return Attribute(name, attr_type, list(value) if isinstance(value, tuple) else value)
 
-    def _body_graph(self, body: Body) -> ir.Graph:
+    def _body_graph(self, body: Body) -> Graph:
         inner = self.cache[id(body)]
-        graph = ir.Graph(name=self.namer.fresh(body.name.replace(".", "_").lower()))
+        graph = Graph(name=self.namer.fresh(body.name.replace(".", "_").lower()))
         for var in body.inputs:
             if id(var) not in self.names:
                 self.names[id(var)] = self.namer.fresh(f"{graph.name}_in")
-            graph.inputs.append(ir.ValueInfo(self.names[id(var)], var.type))
+            graph.inputs.append(ValueInfo(self.names[id(var)], var.type))
         graph.nodes = self._emit_nodes(inner)
         inner_nodes = {id(n) for n in inner.nodes}
         seen: set[int] = set()
@@ -557,14 +550,14 @@ class _ModelBuilder:
                 out_name = self.namer.fresh(f"{graph.name}_out")
                 graph.nodes.append(self._identity(var, out_name))
             seen.add(id(var))
-            graph.outputs.append(ir.ValueInfo(out_name, var.type))
+            graph.outputs.append(ValueInfo(out_name, var.type))
         graph.value_info = self._value_info(inner.nodes, {o.name for o in graph.outputs})
         return graph
 
-    def _identity(self, var: Var, out_name: str) -> ir.Node:
+    def _identity(self, var: Var, out_name: str) -> Node:
         """An Identity node copying ``var`` to ``out_name`` (its type decides the opset)."""
         self.identity_types.append((out_name, var.type))
-        return ir.Node(
+        return Node(
             "Identity", [self._input_name(var)], [out_name], name=self.namer.fresh("Identity")
         )
 
@@ -577,8 +570,8 @@ class _ModelBuilder:
                 self.names[id(var)] = key
                 self.output_named.add(id(var))
 
-    def _graph_outputs(self, graph: ir.Graph) -> list[ir.ValueInfo]:
-        result: list[ir.ValueInfo] = []
+    def _graph_outputs(self, graph: Graph) -> list[ValueInfo]:
+        result: list[ValueInfo] = []
         for key, var in self.outputs.items():
             if self.names.get(id(var)) != key:
                 # Values named otherwise (inputs, constants, repeated outputs) need an
@@ -587,10 +580,10 @@ class _ModelBuilder:
                 graph.nodes.append(self._identity(var, key))
             _require_complete_type("output", key, var)
             self._note_type_features(var.type)
-            result.append(ir.ValueInfo(key, var.type))
+            result.append(ValueInfo(key, var.type))
         return result
 
-    def _value_info(self, nodes: list[Node], exclude: set[str]) -> list[ir.ValueInfo]:
+    def _value_info(self, nodes: list[OpCall], exclude: set[str]) -> list[ValueInfo]:
         infos = []
         for node in nodes:
             for var in node.outputs:
@@ -598,7 +591,7 @@ class _ModelBuilder:
                 if name is None or name in exclude or var.type is None:
                     continue
                 self._note_type_features(var.type)
-                infos.append(ir.ValueInfo(name, var.type))
+                infos.append(ValueInfo(name, var.type))
         return infos
 
     def _note_type_features(self, value: ValueType | None) -> None:
@@ -616,7 +609,8 @@ class _ModelBuilder:
     # -- opsets and functions ---------------------------------------------------------------------
 
     def opsets(self, override: int | Mapping[str, int] | None) -> dict[str, int]:
-        from onnxcraft import specs
+        # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+        from onnxcraft.specs import resolve_since_version
 
         requested: dict[str, int] = {}
         for node, op in self.used_ops:
@@ -637,7 +631,7 @@ class _ModelBuilder:
             if op.custom or op.extra.get("function") is not None:
                 continue
             chosen = requested[op.domain]
-            in_force = specs.resolve_since_version(op.domain, op.op_type, chosen)
+            in_force = resolve_since_version(op.domain, op.op_type, chosen)
             if in_force != op.since_version:
                 raise BuildError(
                     f"build: node {node.name!r} ({op.op_type}) was built with version "
@@ -652,9 +646,9 @@ class _ModelBuilder:
             _check_identity_at(label, value_type, requested[""])
         return dict(sorted(requested.items()))
 
-    def functions(self) -> list[ir.Function]:
+    def functions(self) -> list[Function]:
         """The FunctionProtos the model needs, those called by other functions included."""
-        done: dict[tuple[str, str], ir.Function] = {}
+        done: dict[tuple[str, str], Function] = {}
         every = dict(self.function_defs)  # what each key stands for, to catch clashes
         pending = dict(self.function_defs)
         while pending:
@@ -712,18 +706,16 @@ def _definition_key(
 
 
 def _identity_accepts(since: int, value_type: ValueType | None) -> bool:
-    from onnxcraft.core.opinfo import op_info
-    from onnxcraft.core.typestr import matches
-
     formal = op_info("", "Identity", since).inputs[0]
     return any(matches(value_type, allowed) for allowed in formal.allowed)
 
 
 def _identity_opset(label: str, value_type: ValueType | None) -> int:
     """The lowest ai.onnx opset whose Identity can copy a value of ``value_type``."""
-    from onnxcraft import specs
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import versions as spec_versions
 
-    for since in specs.versions("Identity"):
+    for since in spec_versions("Identity"):
         if _identity_accepts(since, value_type):
             return since
     raise BuildError(
@@ -734,9 +726,10 @@ def _identity_opset(label: str, value_type: ValueType | None) -> int:
 
 
 def _check_identity_at(label: str, value_type: ValueType | None, opset: int) -> None:
-    from onnxcraft import specs
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
 
-    since = specs.resolve_since_version("", "Identity", opset)
+    since = resolve_since_version("", "Identity", opset)
     if since is None or not _identity_accepts(since, value_type):
         raise BuildError(
             f"build: {label!r} needs an Identity copying a value of type {value_type}, which "
@@ -789,7 +782,7 @@ def _content_key(array: np.ndarray, elem: ElementType) -> tuple[Any, ...]:
 
 def function_ir(
     definition: Any, body: Body | None = None
-) -> tuple[ir.Function, dict[tuple[str, str], Any]]:
+) -> tuple[Function, dict[tuple[str, str], Any]]:
     """The FunctionProto of an ``@oc.function`` and the functions its body calls.
 
     ``body`` defaults to the body traced at the function's first call.
@@ -825,7 +818,7 @@ def function_ir(
             nodes.append(builder._identity(var, name))
             outputs.append(name)
     opsets = builder.opsets(None)
-    function = ir.Function(
+    function = Function(
         domain=definition.domain,
         name=definition.name,
         inputs=[builder.names[id(v)] for v in body.inputs],
@@ -849,12 +842,12 @@ def function_body_key(definition: Any, body: Body) -> tuple[Any, ...]:
 
 def _ir_key(value: Any) -> Any:
     """A hashable, comparable rendering of an IR value (nodes, attributes, graphs, tensors)."""
-    if isinstance(value, ir.Node):
+    if isinstance(value, Node):
         attributes = tuple(_ir_key(a) for a in value.attributes)
         return (value.op_type, value.domain, tuple(value.inputs), tuple(value.outputs), attributes)
-    if isinstance(value, ir.Attribute):
+    if isinstance(value, Attribute):
         return (value.name, value.type, value.ref, _ir_key(value.value))
-    if isinstance(value, ir.Graph):
+    if isinstance(value, Graph):
         infos = [*value.inputs, *value.outputs, *value.value_info]
         return (
             value.name,
@@ -862,7 +855,7 @@ def _ir_key(value: Any) -> Any:
             tuple(_ir_key(n) for n in value.nodes),
             tuple(_ir_key(t) for t in value.initializers),
         )
-    if isinstance(value, ir.TensorData):
+    if isinstance(value, TensorData):
         array = value.array()
         return (value.name, value.elem_type, value.dims, _content_key(array, value.elem_type))
     if isinstance(value, (list, tuple)):

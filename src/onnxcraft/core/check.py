@@ -17,7 +17,6 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from onnxcraft import ir
 from onnxcraft.core.graphwalk import ir_nodes
 from onnxcraft.core.opinfo import SINGLE, VARIADIC, FormalInfo, OpInfo, op_info
 from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
@@ -30,6 +29,8 @@ from onnxcraft.core.versions import (
 )
 from onnxcraft.dtypes import MAP_KEY_TYPES, ElementType
 from onnxcraft.errors import OnnxcraftError, ValidationError
+from onnxcraft.ir import Attribute, Function, Graph, Model, Node
+from onnxcraft.specs import is_standard_domain, max_opset, resolve_since_version
 
 __all__ = ["RULES", "check", "check_ir"]
 
@@ -57,6 +58,7 @@ RULES = {
 
 def check(model: Any) -> None:
     """Raise ValidationError listing every problem of ``model`` (any ModelProto, or an IR model)."""
+    # Lazy: check_ir works on the IR alone; protobuf is needed only to read a ModelProto.
     from onnxcraft.proto.serde import as_ir
 
     problems = check_ir(as_ir(model, what="check: model"))
@@ -64,7 +66,7 @@ def check(model: Any) -> None:
         raise ValidationError(problems)
 
 
-def check_ir(model: ir.Model, *, skip: Collection[str] = ()) -> list[str]:
+def check_ir(model: Model, *, skip: Collection[str] = ()) -> list[str]:
     """Every problem of ``model``, as ``"where: [rule] what"`` strings (empty when valid).
 
     ``skip`` names rules (keys of :data:`RULES`) to leave out, for tools that build models
@@ -109,7 +111,7 @@ class _Scope:
         return _Scope((*self.chain, defined), self.opsets, self.function_attrs)
 
 
-def _place(where: str, index: int, node: ir.Node) -> str:
+def _place(where: str, index: int, node: Node) -> str:
     label = f"{node.name!r}, {node.op_type}" if node.name else node.op_type
     return f"{where} node {index} ({label})"
 
@@ -119,7 +121,7 @@ def _domain_label(domain: str) -> str:
 
 
 class _Checker:
-    def __init__(self, model: ir.Model) -> None:
+    def __init__(self, model: Model) -> None:
         self.model = model
         self.found: list[tuple[str, str, str]] = []  # (where, rule, what)
         self.functions = {(f.domain, f.name): f for f in model.functions}
@@ -169,8 +171,6 @@ class _Checker:
             )
 
     def _check_opsets(self, opsets: dict[str, int], where: str) -> None:
-        from onnxcraft import specs
-
         for domain, version in opsets.items():
             if version < 1:
                 self.report(
@@ -179,7 +179,7 @@ class _Checker:
                     f"opset_import of {_domain_label(domain)!r} has version {version}",
                 )
                 continue
-            top = specs.max_opset(domain) if specs.is_standard_domain(domain) else None
+            top = max_opset(domain) if is_standard_domain(domain) else None
             if top is not None and version > top:
                 self.report(
                     where,
@@ -190,7 +190,7 @@ class _Checker:
 
     # -- graphs -----------------------------------------------------------------------------------
 
-    def graph(self, graph: ir.Graph, scope: _Scope, where: str) -> None:
+    def graph(self, graph: Graph, scope: _Scope, where: str) -> None:
         if not graph.name:
             self.report(where, "graph-name", "a graph must have a name")
         defined = _Defined()
@@ -220,7 +220,7 @@ class _Checker:
             )
         defined.names.add(name)
 
-    def _graph_inputs(self, graph: ir.Graph, scope: _Scope, where: str, defined: _Defined) -> None:
+    def _graph_inputs(self, graph: Graph, scope: _Scope, where: str, defined: _Defined) -> None:
         for info in graph.inputs:
             place = f"{where} input {info.name!r}"
             if not info.name:
@@ -233,7 +233,7 @@ class _Checker:
             self._note_type(info.type, place)
             self._note_metadata(info.metadata, "metadata_props on value_info")
 
-    def _initializers(self, graph: ir.Graph, scope: _Scope, where: str, defined: _Defined) -> None:
+    def _initializers(self, graph: Graph, scope: _Scope, where: str, defined: _Defined) -> None:
         inputs = {i.name for i in graph.inputs}
         seen: set[str] = set()
         tensors = [(t, t.elem_type, t.dims) for t in graph.initializers]
@@ -281,7 +281,7 @@ class _Checker:
         if problem:
             self.report(place, "io-type", f"a main graph input or output needs {problem}")
 
-    def _graph_outputs(self, graph: ir.Graph, scope: _Scope, where: str, defined: _Defined) -> None:
+    def _graph_outputs(self, graph: Graph, scope: _Scope, where: str, defined: _Defined) -> None:
         for info in graph.outputs:
             place = f"{where} output {info.name!r}"
             if not info.name:
@@ -330,7 +330,7 @@ class _Checker:
 
     # -- nodes ------------------------------------------------------------------------------------
 
-    def _nodes(self, nodes: list[ir.Node], scope: _Scope, where: str, defined: _Defined) -> None:
+    def _nodes(self, nodes: list[Node], scope: _Scope, where: str, defined: _Defined) -> None:
         later = {o for n in nodes for o in n.outputs if o}
         names: set[str] = set()
         for index, node in enumerate(nodes):
@@ -354,7 +354,7 @@ class _Checker:
                 if name:
                     self._define(name, place, scope, defined, is_node_output=True)
 
-    def node(self, node: ir.Node, place: str, scope: _Scope, defined: _Defined) -> None:
+    def node(self, node: Node, place: str, scope: _Scope, defined: _Defined) -> None:
         self._node_shape(node, place)
         self._attributes_generic(node, place, scope, defined)
         if not node.op_type:
@@ -376,7 +376,7 @@ class _Checker:
         self._attributes(info, node, place)
         self._types(info, node, place, scope, defined)
 
-    def _node_shape(self, node: ir.Node, place: str) -> None:
+    def _node_shape(self, node: Node, place: str) -> None:
         if not node.op_type:
             self.report(place, "node", "a node must have an op_type")
         if not node.inputs and not node.outputs:
@@ -385,14 +385,12 @@ class _Checker:
             self.need_ir(FEATURE_IR["overload"], "the overload field")
         self._note_metadata(node.metadata, "metadata_props on nodes")
 
-    def _op_info(self, node: ir.Node, place: str, opset: int) -> OpInfo | None:
+    def _op_info(self, node: Node, place: str, opset: int) -> OpInfo | None:
         """The spec of a standard operator (None for custom domains and after a problem)."""
-        from onnxcraft import specs
-
         domain = node.domain
-        if not specs.is_standard_domain(domain):
+        if not is_standard_domain(domain):
             return None  # a custom domain: nothing is known about its operators
-        since = specs.resolve_since_version(domain, node.op_type, opset)
+        since = resolve_since_version(domain, node.op_type, opset)
         if since is None:
             self.report(
                 place,
@@ -415,7 +413,7 @@ class _Checker:
             return None
         return info
 
-    def _function_call(self, node: ir.Node, place: str, function: ir.Function) -> None:
+    def _function_call(self, node: Node, place: str, function: Function) -> None:
         if len(node.inputs) > len(function.inputs):
             self.report(
                 place,
@@ -442,9 +440,7 @@ class _Checker:
 
     # -- attributes -------------------------------------------------------------------------------
 
-    def _attributes_generic(
-        self, node: ir.Node, place: str, scope: _Scope, defined: _Defined
-    ) -> None:
+    def _attributes_generic(self, node: Node, place: str, scope: _Scope, defined: _Defined) -> None:
         """Rules for every node's attributes, whatever the operator."""
         seen: set[str] = set()
         for attr in node.attributes:
@@ -460,7 +456,7 @@ class _Checker:
                 self.report(place, "attribute", f"attribute {attr.name!r} has no type or value")
             self._attribute_value(attr, place, scope.inner(defined))
 
-    def _reference(self, attr: ir.Attribute, place: str, scope: _Scope) -> None:
+    def _reference(self, attr: Attribute, place: str, scope: _Scope) -> None:
         if scope.function_attrs is None:
             self.report(
                 place,
@@ -476,7 +472,7 @@ class _Checker:
                 f"of the enclosing function",
             )
 
-    def _attribute_value(self, attr: ir.Attribute, place: str, inner: _Scope) -> None:
+    def _attribute_value(self, attr: Attribute, place: str, inner: _Scope) -> None:
         value = attr.value
         if value is None:
             return
@@ -495,7 +491,7 @@ class _Checker:
             for item in value if attr.type == "TYPE_PROTOS" else [value]:
                 self._note_type(item, where)
 
-    def _attributes(self, info: OpInfo, node: ir.Node, place: str) -> None:
+    def _attributes(self, info: OpInfo, node: Node, place: str) -> None:
         """Attribute rules of the operator's spec: known names, types, required ones."""
         given = set()
         for attr in node.attributes:
@@ -521,7 +517,7 @@ class _Checker:
 
     # -- arity ------------------------------------------------------------------------------------
 
-    def _arity(self, info: OpInfo, node: ir.Node, place: str) -> None:
+    def _arity(self, info: OpInfo, node: Node, place: str) -> None:
         label = f"{info.op_type}-{info.since_version}"
         self._arity_side(label, info.inputs, node.inputs, place, "input")
         self._arity_side(label, info.outputs, node.outputs, place, "output")
@@ -561,7 +557,7 @@ class _Checker:
     # -- types ------------------------------------------------------------------------------------
 
     def _types(
-        self, info: OpInfo, node: ir.Node, place: str, scope: _Scope, defined: _Defined
+        self, info: OpInfo, node: Node, place: str, scope: _Scope, defined: _Defined
     ) -> None:
         """Known input and output types against the constraints, bound once per parameter."""
         bound: dict[str, tuple[str, str]] = {}  # parameter -> (type string, which value)
@@ -641,7 +637,7 @@ class _FunctionChecker:
             self.function(function, where)
         self._cycles()
 
-    def function(self, function: ir.Function, where: str) -> None:
+    def function(self, function: Function, where: str) -> None:
         report = self.checker.report
         if not function.name:
             report(where, "function", "a function must have a name")
@@ -663,7 +659,7 @@ class _FunctionChecker:
             if name not in defined.names:
                 report(where, "function", f"output {name!r} is not produced by the body")
 
-    def _signature(self, function: ir.Function, where: str) -> None:
+    def _signature(self, function: Function, where: str) -> None:
         defaults = [a.name for a in function.attribute_defaults]
         for what, names in (
             ("input", function.inputs),
@@ -673,20 +669,18 @@ class _FunctionChecker:
             for name in _duplicates(names):
                 self.checker.report(where, "function", f"{what} {name!r} is listed twice")
 
-    def _compatible_opsets(self, function: ir.Function, where: str) -> None:
+    def _compatible_opsets(self, function: Function, where: str) -> None:
         """onnx.proto: versions may differ from the model's if every operator resolves the same."""
-        from onnxcraft import specs
-
         model_opsets = self.model.opset_imports
         for index, node in enumerate(ir_nodes(function.nodes)):
             mine = function.opset_imports.get(node.domain)
             theirs = model_opsets.get(node.domain)
             if mine is None or theirs is None or mine == theirs:
                 continue
-            if not specs.is_standard_domain(node.domain):
+            if not is_standard_domain(node.domain):
                 continue
-            at_function = specs.resolve_since_version(node.domain, node.op_type, mine)
-            at_model = specs.resolve_since_version(node.domain, node.op_type, theirs)
+            at_function = resolve_since_version(node.domain, node.op_type, mine)
+            at_model = resolve_since_version(node.domain, node.op_type, theirs)
             if at_function != at_model:
                 self.checker.report(
                     where,

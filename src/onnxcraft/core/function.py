@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from onnxcraft.core.build import function_body_key, function_ir
 from onnxcraft.core.emit import emit_node
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.graphwalk import collect
@@ -125,8 +126,6 @@ class FunctionDef:
 
     def _check_same_body(self, body: Body, types: list[ValueType | None]) -> None:
         """One FunctionProto serves every call: a call whose types change the body is an error."""
-        from onnxcraft.core.build import function_body_key
-
         assert self.body is not None
         if function_body_key(self, body) != function_body_key(self, self.body):
             first = ", ".join(str(t) for t in self.traced_types or [])
@@ -139,8 +138,6 @@ class FunctionDef:
             )
 
     def to_ir(self) -> Any:
-        from onnxcraft.core.build import function_ir
-
         if self.body is None:
             raise BuildError(f"function {self.name} was never called, so it has no body")
         return function_ir(self)

@@ -147,9 +147,10 @@ def from_spec(spec: OpSpec) -> OpInfo:
 @cache
 def op_info(domain: str, op_type: str, since_version: int) -> OpInfo:
     """The compiled info of a standard operator version (cached)."""
-    from onnxcraft import specs
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import get as get_spec
 
-    spec = specs.get(op_type, domain=domain, opset=since_version)
+    spec = get_spec(op_type, domain=domain, opset=since_version)
     if spec.since_version != since_version:
         raise SpecError(
             f"{op_type}: no version {since_version} in domain {domain or 'ai.onnx'!r} "

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.core import hooks
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.infer.fallback import types_from_constraints
@@ -179,3 +180,7 @@ def _kernel_context(ctx: InferenceContext, opset: int) -> Any:
         "",
         elems,
     )
+
+
+# The DSL infers every operator call through this engine.
+hooks.infer_types.fill(infer_types)

@@ -4,16 +4,21 @@ Generated functions pack their arguments and call :func:`emit1`, :func:`emit_tup
 :func:`emit_named`; every check and all inference happen in the core. :func:`rebind` lets the
 module of opset N re-export an unchanged operator from opset N-1 while recording opset N on the
 nodes it emits (the function's code is shared, only its module-level ``_OPSET`` differs).
+:func:`opset_module` finds the generated module of a domain and opset; it fills the core's
+hook of that name, through which the Python operators on Var reach the default opset.
 """
 
 from __future__ import annotations
 
+import importlib
 import types
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any, TypeVar
 
 import numpy.typing as npt
 
+from onnxcraft.core import hooks
 from onnxcraft.core.emit import REQUIRED as _REQUIRED_SENTINEL
 from onnxcraft.core.emit import emit
 from onnxcraft.core.types import Map, Optional, SparseTensor, Tensor
@@ -31,6 +36,7 @@ __all__ = [
     "emit1",
     "emit_named",
     "emit_tuple",
+    "opset_module",
     "rebind",
 ]
 
@@ -91,3 +97,13 @@ def rebind(fn: F, opset: int) -> F:
     clone.__module__ = fn.__module__
     clone.__qualname__ = fn.__qualname__
     return clone  # type: ignore[return-value]
+
+
+@cache
+def opset_module(domain: str, opset: int) -> types.ModuleType:
+    """The generated module of ``domain``'s operators at ``opset`` (imported on first use)."""
+    package = "ai.onnx" if domain == "" else domain
+    return importlib.import_module(f"onnxcraft.opset.{package}.v{opset}")
+
+
+hooks.opset_module.fill(opset_module)
