@@ -9,7 +9,7 @@ import numpy as np
 
 from onnxcraft.core import literals
 from onnxcraft.core.emit import emit, emit_node
-from onnxcraft.core.opinfo import custom_op_info
+from onnxcraft.core.opinfo import CustomRule, custom_op_info
 from onnxcraft.core.scope import current_scope
 from onnxcraft.core.types import (
     Map,
@@ -110,9 +110,11 @@ def custom_op(
         )
     if outputs < 1:
         raise BuildError(f"custom_op {op_type!r}: outputs must be >= 1, got {outputs}")
-    op = custom_op_info(domain, op_type, len(inputs), outputs)
-    op.since_version = version
+    rule: CustomRule | None = None
     if infer is not None:
-        op.rule = lambda ctx: infer(list(ctx.input_types), dict(ctx.attributes))
-    op.rule_resolved = True
+
+        def rule(ctx: Any) -> Sequence[ValueType | None]:
+            return infer(list(ctx.input_types), dict(ctx.attributes))
+
+    op = custom_op_info(domain, op_type, len(inputs), outputs, since_version=version, rule=rule)
     return emit_node(op, version, inputs, attributes)

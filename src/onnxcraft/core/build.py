@@ -431,8 +431,8 @@ class _ModelBuilder:
             outputs.pop()
         node.name = node.name or self.namer.fresh(op.op_type)
         attributes = [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
-        if op.extra.get("function") is not None:
-            _register_function(self.function_defs, (op.domain, op.op_type), op.extra["function"])
+        if op.function is not None:
+            _register_function(self.function_defs, (op.domain, op.op_type), op.function)
         return Node(
             op.op_type, inputs, outputs, domain=op.domain, name=node.name, attributes=attributes
         )
@@ -628,7 +628,7 @@ class _ModelBuilder:
         for domain, version in (override or {}).items():
             requested["" if domain == "ai.onnx" else domain] = int(version)
         for node, op in self.used_ops:
-            if op.custom or op.extra.get("function") is not None:
+            if op.custom or op.function is not None:
                 continue
             chosen = requested[op.domain]
             in_force = resolve_since_version(op.domain, op.op_type, chosen)

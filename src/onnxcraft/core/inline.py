@@ -106,24 +106,31 @@ class _Inliner:
                     f"inline: node {node.name or node.op_type!r}: {node.op_type} does not exist in "
                     f"{node.domain or 'ai.onnx'} at the model's opset {opset}"
                 )
-            info = custom_op_info(node.domain, node.op_type, len(node.inputs), len(node.outputs))
-            info.since_version = opset or 1
-            return info
+            return custom_op_info(
+                node.domain,
+                node.op_type,
+                len(node.inputs),
+                len(node.outputs),
+                since_version=opset or 1,
+            )
         return op_info(node.domain, node.op_type, since)
 
     def function_op(self, node: Node) -> OpInfo:
         """A call of a model-local function: carried along, typed by tracing its body."""
         key = (node.domain, node.op_type)
-        info = custom_op_info(node.domain, node.op_type, len(node.inputs), len(node.outputs))
-        info.since_version = self.model.opset_imports.get(node.domain, 1)
         wrapper = self.wrappers.get(key)
         if wrapper is None:
             wrapper = self.wrappers[key] = _IRFunction(self.functions[key], self.functions)
-        info.extra["function"] = wrapper
         function = self.functions[key]
-        info.rule = lambda ctx: self.call_types(function, ctx.input_types, ctx.attributes)
-        info.rule_resolved = True
-        return info
+        return custom_op_info(
+            node.domain,
+            node.op_type,
+            len(node.inputs),
+            len(node.outputs),
+            since_version=self.model.opset_imports.get(node.domain, 1),
+            rule=lambda ctx: self.call_types(function, ctx.input_types, ctx.attributes),
+            function=wrapper,
+        )
 
     def call_types(
         self, function: Function, types: Any, attributes: dict[str, Any]
