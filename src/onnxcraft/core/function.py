@@ -14,8 +14,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from onnxcraft.core.build import function_body_key, function_ir
 from onnxcraft.core.emit import emit_node
+from onnxcraft.core.emit_function import function_body_key, function_ir
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.graphwalk import collect
 from onnxcraft.core.opinfo import SINGLE, FormalInfo, OpInfo
