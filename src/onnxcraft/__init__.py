@@ -40,6 +40,12 @@ from onnxcraft.errors import (
     ValidationError,
 )
 
+# The next two fill, on import, the hooks through which the DSL reaches type inference and
+# the generated opset modules (onnxcraft.core.hooks).
+from onnxcraft.infer import engine as _infer_engine  # noqa: F401
+from onnxcraft.opset import _runtime as _opset_runtime  # noqa: F401
+from onnxcraft.version import __version__ as __version__
+
 if TYPE_CHECKING:
     from onnxcraft import proto
     from onnxcraft.codegen.user import load_opset
@@ -119,8 +125,6 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module 'onnxcraft' has no attribute {name!r}")
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     # building models

@@ -47,11 +47,15 @@ def relu(declared: Any = None) -> NodeCase:
 @pytest.fixture
 def relu_rule(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Replace Relu-14's inference rule with the function the test passes."""
-    info = op_info("", "Relu", 14)
+    engine = importlib.import_module("onnxcraft.infer.engine")
+    relu_14 = op_info("", "Relu", 14)
+    original = engine.rule_for
 
     def install(rule: Any) -> None:
-        monkeypatch.setattr(info, "rule", rule)
-        monkeypatch.setattr(info, "rule_resolved", True)
+        def rule_for(op: Any) -> Any:
+            return rule if op is relu_14 else original(op)
+
+        monkeypatch.setattr(engine, "rule_for", rule_for)
 
     return install
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from onnxcraft.core import literals
 from onnxcraft.core.emit import emit, emit_node
-from onnxcraft.core.opinfo import custom_op_info
+from onnxcraft.core.opinfo import CustomRule, custom_op_info
 from onnxcraft.core.scope import current_scope
 from onnxcraft.core.types import (
     Map,
@@ -22,13 +22,11 @@ from onnxcraft.core.types import (
 )
 from onnxcraft.core.types import Sequence as SequenceType
 from onnxcraft.core.var import ARG, Var
+from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.dtypes import MAP_KEY_TYPES, element_type_of
 from onnxcraft.errors import BuildError
 
 __all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op"]
-
-# The ai.onnx opset used by operator overloading on Var and by oc.const.
-DEFAULT_OPSET = 21
 
 _TYPES = (Tensor, SparseTensor, SequenceType, Optional, Map)
 
@@ -80,9 +78,10 @@ def const(value: Any, dtype: Any = None) -> Var:
     if dtype is not None:
         elem = element_type_of(dtype)
         array = literals.convert("const", "value", array, elem)
-    from onnxcraft import specs
+    # Lazy: the spec registry is loaded on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
 
-    since = specs.resolve_since_version("", "Constant", DEFAULT_OPSET)
+    since = resolve_since_version("", "Constant", DEFAULT_OPSET)
     assert since is not None
     return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]
 
@@ -111,9 +110,11 @@ def custom_op(
         )
     if outputs < 1:
         raise BuildError(f"custom_op {op_type!r}: outputs must be >= 1, got {outputs}")
-    op = custom_op_info(domain, op_type, len(inputs), outputs)
-    op.since_version = version
+    rule: CustomRule | None = None
     if infer is not None:
-        op.rule = lambda ctx: infer(list(ctx.input_types), dict(ctx.attributes))
-    op.rule_resolved = True
+
+        def rule(ctx: Any) -> Sequence[ValueType | None]:
+            return infer(list(ctx.input_types), dict(ctx.attributes))
+
+    op = custom_op_info(domain, op_type, len(inputs), outputs, since_version=version, rule=rule)
     return emit_node(op, version, inputs, attributes)

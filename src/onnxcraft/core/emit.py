@@ -13,20 +13,20 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core import literals
-from onnxcraft.core.attributes import normalize_attribute
+from onnxcraft.core import hooks, literals
+from onnxcraft.core.attributes import infer_attribute_type, normalize_attribute
+from onnxcraft.core.bodies import body_tracer, variadic_output_count
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.opinfo import OPTIONAL, VARIADIC, FormalInfo, OpInfo, op_info
 from onnxcraft.core.scope import current_scope
 from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.typestr import matches, type_to_string
-from onnxcraft.core.var import NODE_OUTPUT, Body, Node, Var
+from onnxcraft.core.var import NODE_OUTPUT, Body, OpCall, Var
+from onnxcraft.dtypes import element_type_of
 from onnxcraft.errors import InferenceError, OpAttributeError, OpInputError
-from onnxcraft.infer.engine import infer_types
+from onnxcraft.optable import OpKey
 
-__all__ = ["REQUIRED", "emit", "emit_node", "OpKey"]
-
-OpKey = tuple[str, str, int]
+__all__ = ["REQUIRED", "emit", "emit_node"]
 
 
 class _Required:
@@ -61,7 +61,7 @@ def emit_node(
     vars_ = _prepare_inputs(op, list(inputs), scope)
     attrs = _prepare_attributes(op, attributes, vars_)
     count = _output_count(op, num_outputs, vars_, attrs)
-    node = Node(op, vars_, attrs, opset, scope)
+    node = OpCall(op, vars_, attrs, opset, scope)
     types, values = _infer(op, node, count, opset)
     node.outputs = tuple(
         Var(types[i], kind=NODE_OUTPUT, producer=node, index=i, value=values.get(i), scope=scope)
@@ -205,8 +205,6 @@ def _custom_input(op: str, index: int, value: Any, scope: int) -> Var | None:
     if value is None or isinstance(value, Var):
         return value
     array = literals.literal_array(op, f"input_{index}", value)
-    from onnxcraft.dtypes import element_type_of
-
     return literals.lift(array, element_type_of(array.dtype), scope)
 
 
@@ -227,8 +225,6 @@ def _prepare_attributes(
         info = op.attributes.get(attr_name)
         if info is None:
             if op.custom:
-                from onnxcraft.core.attributes import infer_attribute_type
-
                 attr_type = infer_attribute_type(name, attr_name, value)
                 result[attr_name] = normalize_attribute(name, attr_name, attr_type, value, None)
                 continue
@@ -238,8 +234,6 @@ def _prepare_attributes(
             )
         tracer = None
         if info.type in ("GRAPH", "GRAPHS"):
-            from onnxcraft.core.bodies import body_tracer
-
             tracer = body_tracer(op, inputs, given)
         normalized = normalize_attribute(name, attr_name, info.type, value, tracer)
         if info.default is not None and _equals_default(normalized, info.default):
@@ -264,8 +258,6 @@ def _reference(op: OpInfo, attr_name: str, ref: AttrRef) -> AttrRef:
     if info is not None:
         value = normalize_attribute(op.op_type, attr_name, info.type, ref.value)
     else:
-        from onnxcraft.core.attributes import infer_attribute_type
-
         kind = infer_attribute_type(op.op_type, attr_name, ref.value)
         value = normalize_attribute(op.op_type, attr_name, kind, ref.value)
     return AttrRef(ref.name, value)
@@ -298,8 +290,6 @@ def _output_count(
             )
         return len(outputs)
     if requested is None:
-        from onnxcraft.core.bodies import variadic_output_count
-
         requested = variadic_output_count(op, inputs, attrs)
     if requested is None:
         raise OpInputError(
@@ -312,7 +302,7 @@ def _output_count(
 
 
 def _infer(
-    op: OpInfo, node: Node, count: int, opset: int
+    op: OpInfo, node: OpCall, count: int, opset: int
 ) -> tuple[list[ValueType | None], dict[int, Any]]:
     types = [None if v is None else v.type for v in node.inputs]
     values = [None if v is None else v.value for v in node.inputs]
@@ -325,6 +315,7 @@ def _infer(
         }
         attributes = {k: (v.value if isinstance(v, AttrRef) else v) for k, v in attributes.items()}
     try:
+        infer_types = hooks.infer_types.get()
         return infer_types(op, types, values, attributes, count, opset, bodies, present)
     except InferenceError:
         raise

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from onnxcraft.core.emit import emit_node
+from onnxcraft.core.emit_function import function_body_key, function_ir
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.graphwalk import collect
 from onnxcraft.core.opinfo import SINGLE, FormalInfo, OpInfo
@@ -52,17 +53,7 @@ class FunctionDef:
         self.body: Body | None = None
         self.attribute_names: list[str] = list(self.attribute_defaults)
         self.traced_types: list[ValueType | None] | None = None
-        self.op = OpInfo(
-            domain,
-            name,
-            version,
-            inputs=tuple(FormalInfo(n, SINGLE, None, ()) for n in self.input_names),
-            outputs=(),
-            attributes={},
-            custom=True,
-        )
-        self.op.extra["function"] = self
-        self.op.rule_resolved = True
+        self.inputs = tuple(FormalInfo(n, SINGLE, None, ()) for n in self.input_names)
         functools.update_wrapper(self, fn)
 
     def _trace(self, types: list[ValueType | None], attrs: dict[str, Any]) -> Body:
@@ -94,15 +85,26 @@ class FunctionDef:
             self.traced_types = types
         elif types != self.traced_types:
             self._check_same_body(body, types)
-        self.op.outputs = tuple(
-            FormalInfo(f"output_{i}", SINGLE, None, ()) for i in range(len(body.outputs))
-        )
         out_types = [v.type for v in body.outputs]
-        self.op.rule = lambda ctx: out_types
+        # The operator of this call: typed by the body traced for it, written as a call of
+        # this function's FunctionProto.
+        op = OpInfo(
+            self.domain,
+            self.name,
+            self.version,
+            inputs=self.inputs,
+            outputs=tuple(
+                FormalInfo(f"output_{i}", SINGLE, None, ()) for i in range(len(body.outputs))
+            ),
+            attributes={},
+            custom=True,
+            custom_rule=lambda ctx: out_types,
+            function=self,
+        )
         # Every call site carries every attribute, defaults included: the FunctionProto
         # declares them without defaults (those would need IR 9), and a reference to an
         # attribute the call leaves out would leave its node without a value.
-        outputs = emit_node(self.op, self.version, inputs, values)
+        outputs = emit_node(op, self.version, inputs, values)
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _check_call(self, inputs: tuple[Any, ...], attributes: dict[str, Any]) -> dict[str, Any]:
@@ -125,8 +127,6 @@ class FunctionDef:
 
     def _check_same_body(self, body: Body, types: list[ValueType | None]) -> None:
         """One FunctionProto serves every call: a call whose types change the body is an error."""
-        from onnxcraft.core.build import function_body_key
-
         assert self.body is not None
         if function_body_key(self, body) != function_body_key(self, self.body):
             first = ", ".join(str(t) for t in self.traced_types or [])
@@ -139,8 +139,6 @@ class FunctionDef:
             )
 
     def to_ir(self) -> Any:
-        from onnxcraft.core.build import function_ir
-
         if self.body is None:
             raise BuildError(f"function {self.name} was never called, so it has no body")
         return function_ir(self)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from onnxcraft import ir
-from onnxcraft.core.var import ARG, INITIALIZER, Body, Node, Var
+from onnxcraft.core.var import ARG, INITIALIZER, Body, OpCall, Var
+from onnxcraft.ir import Node
 
 __all__ = ["Collected", "collect", "collect_body", "ir_nodes"]
 
 
 @dataclass
 class Collected:
-    nodes: list[Node] = field(default_factory=list)  # topological order
+    nodes: list[OpCall] = field(default_factory=list)  # topological order
     args: list[Var] = field(default_factory=list)  # ARG Vars of this scope reached
     captures: list[Var] = field(default_factory=list)  # Vars of enclosing scopes reached
     constants: list[Var] = field(default_factory=list)  # lifted literals reached
@@ -42,7 +42,7 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
     seen_vars: set[int] = set()
     done_nodes: set[int] = set()
 
-    def classify(var: Var) -> Node | None:
+    def classify(var: Var) -> OpCall | None:
         """Record a leaf Var; return its producer when that is a node of this scope."""
         if id(var) in seen_vars:
             return None
@@ -66,7 +66,7 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
         if root is None or id(root) in done_nodes:
             continue
         # Iterative post-order DFS: a frame is (node, dependencies, next index).
-        stack: list[tuple[Node, list[Var], int]] = [(root, _dependencies(root, cache), 0)]
+        stack: list[tuple[OpCall, list[Var], int]] = [(root, _dependencies(root, cache), 0)]
         on_stack = {id(root)}
         while stack:
             node, deps, i = stack[-1]
@@ -86,7 +86,7 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
     return result
 
 
-def _dependencies(node: Node, cache: dict[int, Collected]) -> list[Var]:
+def _dependencies(node: OpCall, cache: dict[int, Collected]) -> list[Var]:
     deps = [v for v in node.inputs if v is not None]
     for body in node.bodies():
         inner = collect_body(body, cache)
@@ -95,9 +95,9 @@ def _dependencies(node: Node, cache: dict[int, Collected]) -> list[Var]:
     return deps
 
 
-def ir_nodes(nodes: list[ir.Node]) -> list[ir.Node]:
+def ir_nodes(nodes: list[Node]) -> list[Node]:
     """The nodes of a built graph and, recursively, those of their subgraph attributes."""
-    found: list[ir.Node] = []
+    found: list[Node] = []
     stack = list(reversed(nodes))
     while stack:
         node = stack.pop()

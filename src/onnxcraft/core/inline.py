@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from onnxcraft import ir
 from onnxcraft.core import literals
 from onnxcraft.core.emit import emit_node
 from onnxcraft.core.graphwalk import ir_nodes
@@ -18,7 +17,9 @@ from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
 from onnxcraft.core.scope import current_scope, new_scope
 from onnxcraft.core.types import ValueType
 from onnxcraft.core.var import ARG, Body, Var
+from onnxcraft.dtypes import element_type_of
 from onnxcraft.errors import BuildError
+from onnxcraft.ir import Attribute, Function, Graph, Model, Node, TensorData
 
 __all__ = ["inline"]
 
@@ -26,11 +27,11 @@ __all__ = ["inline"]
 class _IRFunction:
     """A model-local function carried over as is (what build asks function definitions for)."""
 
-    def __init__(self, function: ir.Function, siblings: dict[tuple[str, str], ir.Function]):
+    def __init__(self, function: Function, siblings: dict[tuple[str, str], Function]):
         self.function = function
         self.siblings = siblings  # the other functions of its model, which it may call
 
-    def to_ir(self) -> tuple[ir.Function, dict[tuple[str, str], Any]]:
+    def to_ir(self) -> tuple[Function, dict[tuple[str, str], Any]]:
         """A copy of the function (build adjusts its imports) and the functions it calls."""
         function = dataclasses.replace(
             self.function, opset_imports=dict(self.function.opset_imports)
@@ -46,6 +47,7 @@ class _IRFunction:
 
 def inline(model: Any, **inputs: Any) -> dict[str, Var]:
     """Emit ``model``'s computation on ``inputs`` (Vars or literals, by input name)."""
+    # Lazy: protobuf is imported when a model is first read, not by `import onnxcraft`.
     from onnxcraft.proto.serde import as_ir
 
     model_ir = as_ir(model, what="inline: model")
@@ -71,7 +73,7 @@ def inline(model: Any, **inputs: Any) -> dict[str, Var]:
 
 
 class _Inliner:
-    def __init__(self, model: ir.Model) -> None:
+    def __init__(self, model: Model) -> None:
         self.model = model
         self.functions = {(f.domain, f.name): f for f in model.functions}
         self.wrappers: dict[tuple[str, str], _IRFunction] = {}  # one per function and call
@@ -80,54 +82,58 @@ class _Inliner:
         if isinstance(value, Var):
             return value
         if literals.is_literal(value):
-            from onnxcraft.dtypes import element_type_of
-
             array = literals.literal_array("inline", name, value)
             return literals.lift(array, element_type_of(array.dtype), current_scope())
         raise BuildError(
             f"inline: input {name!r} must be a Var or a literal, got {type(value).__name__}"
         )
 
-    def constant(self, tensor: ir.TensorData) -> Var:
+    def constant(self, tensor: TensorData) -> Var:
         return literals.lift(tensor.array(), tensor.elem_type, current_scope())
 
-    def op(self, node: ir.Node, opsets: dict[str, int]) -> OpInfo:
-        from onnxcraft import specs
+    def op(self, node: Node, opsets: dict[str, int]) -> OpInfo:
+        # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+        from onnxcraft.specs import is_standard_domain, resolve_since_version
 
         key = (node.domain, node.op_type)
         if key in self.functions:
             return self.function_op(node)
         opset = opsets.get(node.domain)
-        since = (
-            None if opset is None else specs.resolve_since_version(node.domain, node.op_type, opset)
-        )
+        since = None if opset is None else resolve_since_version(node.domain, node.op_type, opset)
         if since is None:
-            if specs.is_standard_domain(node.domain):
+            if is_standard_domain(node.domain):
                 raise BuildError(
                     f"inline: node {node.name or node.op_type!r}: {node.op_type} does not exist in "
                     f"{node.domain or 'ai.onnx'} at the model's opset {opset}"
                 )
-            info = custom_op_info(node.domain, node.op_type, len(node.inputs), len(node.outputs))
-            info.since_version = opset or 1
-            return info
+            return custom_op_info(
+                node.domain,
+                node.op_type,
+                len(node.inputs),
+                len(node.outputs),
+                since_version=opset or 1,
+            )
         return op_info(node.domain, node.op_type, since)
 
-    def function_op(self, node: ir.Node) -> OpInfo:
+    def function_op(self, node: Node) -> OpInfo:
         """A call of a model-local function: carried along, typed by tracing its body."""
         key = (node.domain, node.op_type)
-        info = custom_op_info(node.domain, node.op_type, len(node.inputs), len(node.outputs))
-        info.since_version = self.model.opset_imports.get(node.domain, 1)
         wrapper = self.wrappers.get(key)
         if wrapper is None:
             wrapper = self.wrappers[key] = _IRFunction(self.functions[key], self.functions)
-        info.extra["function"] = wrapper
         function = self.functions[key]
-        info.rule = lambda ctx: self.call_types(function, ctx.input_types, ctx.attributes)
-        info.rule_resolved = True
-        return info
+        return custom_op_info(
+            node.domain,
+            node.op_type,
+            len(node.inputs),
+            len(node.outputs),
+            since_version=self.model.opset_imports.get(node.domain, 1),
+            rule=lambda ctx: self.call_types(function, ctx.input_types, ctx.attributes),
+            function=wrapper,
+        )
 
     def call_types(
-        self, function: ir.Function, types: Any, attributes: dict[str, Any]
+        self, function: Function, types: Any, attributes: dict[str, Any]
     ) -> list[ValueType | None]:
         """The output types of a call: the function's body traced on the call's input types.
 
@@ -147,7 +153,7 @@ class _Inliner:
 
     def nodes(
         self,
-        nodes: list[ir.Node],
+        nodes: list[Node],
         env: dict[str, Var],
         opsets: dict[str, int],
         refs: dict[str, Any] | None = None,
@@ -171,7 +177,7 @@ class _Inliner:
                 if name:
                     env[name] = var
 
-    def read(self, node: ir.Node, name: str, env: dict[str, Var]) -> Var | None:
+    def read(self, node: Node, name: str, env: dict[str, Var]) -> Var | None:
         if not name:
             return None
         if name not in env:
@@ -183,7 +189,7 @@ class _Inliner:
 
     def attribute(
         self,
-        attr: ir.Attribute,
+        attr: Attribute,
         env: dict[str, Var],
         opsets: dict[str, int],
         refs: dict[str, Any] | None,
@@ -201,7 +207,7 @@ class _Inliner:
 
     def body(
         self,
-        graph: ir.Graph,
+        graph: Graph,
         outer: dict[str, Var],
         opsets: dict[str, int],
         refs: dict[str, Any] | None,

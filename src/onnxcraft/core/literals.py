@@ -18,6 +18,7 @@ from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.errors import OpInputError
+from onnxcraft.numerics import from_float32, to_float32
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
 
@@ -86,13 +87,9 @@ def convert(op: str, arg: str, array: np.ndarray, elem: ElementType) -> np.ndarr
     if array.dtype.names is not None:  # a literal already in a low-precision representation
         if array.dtype == target:
             return array
-        from onnxcraft.numerics import to_float32
-
         # Decode first: the representation's raw field holds bits, not the values.
         array = np.asarray(to_float32(array))
     if target.names is not None:  # bfloat16, float8 ...: encode through float32
-        from onnxcraft.numerics import from_float32
-
         encoded: np.ndarray = from_float32(array.astype(np.float32), elem)
         return encoded
     if target == array.dtype:

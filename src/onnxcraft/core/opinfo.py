@@ -7,6 +7,7 @@ core with the operator's key; :func:`op_info` turns the key into this cached rec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from onnxcraft.errors import SpecError
 if TYPE_CHECKING:
     from onnxcraft.specs.model import OpSpec
 
-__all__ = ["AttrInfo", "FormalInfo", "OpInfo", "op_info", "custom_op_info"]
+__all__ = ["AttrInfo", "CustomRule", "FormalInfo", "OpInfo", "op_info", "custom_op_info"]
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
 
@@ -46,8 +47,21 @@ class AttrInfo:
     default: Any  # plain Python value, None when there is none
 
 
-@dataclass(slots=True)
+# The inference rule an operator without a spec brings (custom_op's infer=, a traced
+# @oc.function, a function carried over by inline): InferenceContext -> output types.
+CustomRule = Callable[[Any], Sequence[ValueType | None]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class OpInfo:
+    """One operator version as the call path needs it; immutable, compared by identity.
+
+    Standard operators get theirs from :func:`op_info` (one per version, cached); their
+    inference rules and kernels are looked up (and memoized) by the tables that hold them.
+    Operators without a spec (``custom``) carry what they have: their own rule, and for
+    functions the definition whose FunctionProto a model using them must include.
+    """
+
     domain: str
     op_type: str
     since_version: int
@@ -55,11 +69,16 @@ class OpInfo:
     outputs: tuple[FormalInfo, ...]
     attributes: dict[str, AttrInfo]
     spec: OpSpec | None = None
-    # Filled on first use by the inference table (kept here so lookups happen once).
-    rule: Any = None
-    rule_resolved: bool = False
     custom: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    custom_rule: CustomRule | None = None  # custom operators only; None: outputs unknown
+    # For a function call: the definition (an @oc.function or a function inlined from a model)
+    # that ``build`` turns into the model's FunctionProto; it answers ``to_ir()``.
+    function: Any = None
+    required_attributes: tuple[AttrInfo, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        required = tuple(a for a in self.attributes.values() if a.required)
+        object.__setattr__(self, "required_attributes", required)
 
     @property
     def label(self) -> str:
@@ -68,14 +87,6 @@ class OpInfo:
     @property
     def qualified(self) -> str:
         return f"{self.domain or 'ai.onnx'}@{self.since_version}::{self.op_type}"
-
-    @property
-    def required_attributes(self) -> list[AttrInfo]:
-        found = self.extra.get("required_attributes")
-        if found is None:
-            found = [a for a in self.attributes.values() if a.required]
-            self.extra["required_attributes"] = found
-        return found
 
     @property
     def min_inputs(self) -> int:
@@ -147,9 +158,10 @@ def from_spec(spec: OpSpec) -> OpInfo:
 @cache
 def op_info(domain: str, op_type: str, since_version: int) -> OpInfo:
     """The compiled info of a standard operator version (cached)."""
-    from onnxcraft import specs
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import get as get_spec
 
-    spec = specs.get(op_type, domain=domain, opset=since_version)
+    spec = get_spec(op_type, domain=domain, opset=since_version)
     if spec.since_version != since_version:
         raise SpecError(
             f"{op_type}: no version {since_version} in domain {domain or 'ai.onnx'!r} "
@@ -158,8 +170,31 @@ def op_info(domain: str, op_type: str, since_version: int) -> OpInfo:
     return from_spec(spec)
 
 
-def custom_op_info(domain: str, op_type: str, num_inputs: int, num_outputs: int) -> OpInfo:
-    """An OpInfo for an ad hoc operator that has no spec: anything goes, nothing is checked."""
+def custom_op_info(
+    domain: str,
+    op_type: str,
+    num_inputs: int,
+    num_outputs: int,
+    *,
+    since_version: int = 1,
+    rule: CustomRule | None = None,
+    function: Any = None,
+) -> OpInfo:
+    """An OpInfo for an ad hoc operator that has no spec: anything goes, nothing is checked.
+
+    ``rule`` gives its output types (unknown without one); ``function`` is the definition
+    of a function call (see :attr:`OpInfo.function`).
+    """
     inputs = tuple(FormalInfo(f"input_{i}", OPTIONAL, None, ()) for i in range(num_inputs))
     outputs = tuple(FormalInfo(f"output_{i}", SINGLE, None, ()) for i in range(num_outputs))
-    return OpInfo(domain, op_type, 1, inputs, outputs, {}, custom=True)
+    return OpInfo(
+        domain,
+        op_type,
+        since_version,
+        inputs,
+        outputs,
+        {},
+        custom=True,
+        custom_rule=rule,
+        function=function,
+    )

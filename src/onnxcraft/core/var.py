@@ -1,25 +1,30 @@
-"""The expression graph: Var (a value) and Node (an operator application).
+"""The expression graph: Var (a value) and OpCall (one operator call recorded by the DSL).
 
 Vars are created by ``oc.arg``, by lifting literals, and as outputs of operator calls. Nothing
 is named or serialized here: ``build`` walks the graph from the outputs, names what is unnamed
-and writes the model. Vars and Nodes are deliberately plain ``__slots__`` classes: a converter
+and writes the model as :class:`onnxcraft.ir.Node` objects. An OpCall is not an IR node: it
+holds Vars (typed, maybe constant) rather than value names, and its attributes may hold traced
+bodies. Vars and OpCalls are deliberately plain ``__slots__`` classes: a converter
 creates hundreds of thousands of them, so each must be cheap.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
+from onnxcraft.core import hooks
+from onnxcraft.core.indexing import index_plan
+from onnxcraft.core.opinfo import OpInfo
+from onnxcraft.core.refine import refine
 from onnxcraft.core.types import Map, Optional, Sequence, Shape, SparseTensor, Tensor, ValueType
+from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.errors import BuildError
 
-if TYPE_CHECKING:
-    from onnxcraft.core.opinfo import OpInfo
-
-__all__ = ["Var", "Node", "Body", "ARG", "CONST", "INITIALIZER", "NODE_OUTPUT"]
+__all__ = ["Var", "OpCall", "Body", "ARG", "CONST", "INITIALIZER", "NODE_OUTPUT"]
 
 # What produces a Var.
 ARG = 0  # a graph (or subgraph/function body) input
@@ -42,7 +47,7 @@ class Var:
         type: ValueType | None,
         *,
         kind: int = NODE_OUTPUT,
-        producer: Node | None = None,
+        producer: OpCall | None = None,
         index: int = 0,
         name: str | None = None,
         value: Any = None,
@@ -104,8 +109,6 @@ class Var:
         agree; a contradiction is an InferenceError); returns the Var itself. Do it before the
         Var is used: operators already applied to it keep the types they inferred.
         """
-        from onnxcraft.infer.model import refine
-
         if not isinstance(value_type, (Tensor, SparseTensor, Sequence, Optional, Map)):
             raise BuildError(
                 f"with_type(): expected an oc.Tensor, oc.Sequence, oc.Optional, oc.Map or "
@@ -118,7 +121,9 @@ class Var:
         label = self._name or (self.producer.op.op_type if self.producer is not None else "const")
         return f"Var({label}: {self.type})"
 
-    # -- operator overloading (emitted by onnxcraft.core.overloads at the default opset) -------
+    # -- Python operators: the operators of the default opset (DEFAULT_OPSET), literals lifted
+    # as in explicit calls. == and != keep their identity meaning (Vars live in sets and
+    # dicts): use op.Equal.
 
     def __add__(self, other: Any) -> Var:
         return _binary("Add", self, other)
@@ -178,14 +183,18 @@ class Var:
         return _binary("Xor", self, other)
 
     def __neg__(self) -> Var:
-        from onnxcraft.core.overloads import neg
-
-        return neg(self)
+        result: Var = _default_opset().Neg(self)
+        return result
 
     def __getitem__(self, index: Any) -> Var:
-        from onnxcraft.core.overloads import getitem
-
-        return getitem(self, index)
+        """``x[...]`` as numpy reads it: Slice, then Squeeze (int indices), then Unsqueeze (None);
+        a Var index is a Gather on axis 0."""
+        if isinstance(index, Var):
+            gathered: Var = _default_opset().Gather(self, index, axis=0)
+            return gathered
+        plan = index_plan(self, index)
+        result: Var = plan.emit(self, _default_opset())
+        return result
 
     def __bool__(self) -> bool:
         raise BuildError(
@@ -200,7 +209,7 @@ class Body:
     """A traced subgraph (a graph attribute or a function body).
 
     ``inputs`` are the body's own ARG Vars, ``outputs`` the Vars it returns; ``scope`` is the
-    tracing scope id shared by every Node created while tracing, which tells the builder which
+    tracing scope id shared by every OpCall created while tracing, which tells the builder which
     nodes belong to the body and which Vars come from enclosing scopes.
     """
 
@@ -213,8 +222,9 @@ class Body:
         self.name = name
 
 
-class Node:
-    """An operator application: inputs, normalized attributes and output Vars."""
+class OpCall:
+    """One call of an operator while an expression is built: inputs, normalized attributes and
+    output Vars (``build`` turns it into an :class:`onnxcraft.ir.Node`)."""
 
     __slots__ = ("attributes", "inputs", "name", "op", "opset", "outputs", "scope")
 
@@ -245,13 +255,18 @@ class Node:
         return found
 
     def __repr__(self) -> str:
-        return f"Node({self.op.domain or 'ai.onnx'}::{self.op.op_type}@{self.op.since_version})"
+        return f"OpCall({self.op.domain or 'ai.onnx'}::{self.op.op_type}@{self.op.since_version})"
+
+
+def _default_opset() -> ModuleType:
+    """The generated module of ai.onnx at DEFAULT_OPSET (provided by the opset layer)."""
+    return hooks.opset_module.get()("", DEFAULT_OPSET)
 
 
 def _binary(name: str, left: Any, right: Any) -> Var:
-    from onnxcraft.core.overloads import binary
-
-    return binary(name, left, right)
+    """Emit the default-opset operator ``name`` on two operands (literals are lifted)."""
+    result: Var = getattr(_default_opset(), name)(left, right)
+    return result
 
 
 def container_elem(value: ValueType | None) -> ValueType | None:

@@ -1,4 +1,4 @@
-"""Which IR version a model needs: per opset (from ONNX's release table) and per feature.
+"""The DSL's default opset, and which IR version a model needs (per opset and per feature).
 
 ``build`` picks the lowest IR version that supports everything the model uses, so that older
 runtimes can load it; users may ask for a higher one.
@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from onnxcraft.dtypes import ElementType
 
-__all__ = ["LATEST_IR_VERSION", "min_ir_for_opsets", "min_ir_for_elem_type", "FEATURE_IR"]
+__all__ = [
+    "DEFAULT_OPSET",
+    "FEATURE_IR",
+    "LATEST_IR_VERSION",
+    "min_ir_for_elem_type",
+    "min_ir_for_opsets",
+]
+
+# The ai.onnx opset of the Python operators on Var (``x + y``, ``x[1:]``) and of oc.const.
+DEFAULT_OPSET = 21
 
 LATEST_IR_VERSION = 14
 

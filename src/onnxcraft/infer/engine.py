@@ -14,14 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.core import hooks
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.plan import spec_default
 from onnxcraft.infer.fallback import types_from_constraints
-from onnxcraft.infer.rules import default_rules
-from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, Rule, SymbolicValue
+from onnxcraft.infer.rules import rule_for
+from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, SymbolicValue
 from onnxcraft.ops.kernel_api import KernelContext
 
 __all__ = ["BodyInference", "infer_types", "set_body_inference"]
@@ -63,7 +64,7 @@ def infer_types(
     ``present`` tells which inputs the node gives (an input may be given yet of unknown
     type); by default an input is present when its type or value is known.
     """
-    rule = op.rule if op.rule_resolved else _rule(op)
+    rule = op.custom_rule if op.custom else rule_for(op)
     if rule is None:
         if not op.custom and _through_body is not None:
             found = _through_body(op, input_types, input_values, attributes, num_outputs)
@@ -83,15 +84,6 @@ def infer_types(
     return types, values
 
 
-def _rule(op: OpInfo) -> Rule | None:
-    if not op.rule_resolved:
-        op.rule = (
-            None if op.custom else default_rules().lookup(op.domain, op.op_type, op.since_version)
-        )
-        op.rule_resolved = True
-    return op.rule  # type: ignore[no-any-return]
-
-
 def _all_inputs_known(ctx: InferenceContext) -> bool:
     """Every given input has a known value (a missing optional input is fine)."""
     for i, value in enumerate(ctx.input_values):
@@ -103,9 +95,15 @@ def _all_inputs_known(ctx: InferenceContext) -> bool:
     return any(v is not None for v in ctx.input_values)
 
 
+# The kernel entry (None: not folded) of each operator version met, decided once.
+_fold_kernels: dict[OpInfo, Any] = {}
+
+
 def _kernel(op: OpInfo) -> Any:
-    """The evaluator's kernel entry of ``op`` when its nodes may be folded (cached on op)."""
-    cached = op.extra.get("fold_kernel", False)
+    """The evaluator's kernel entry of ``op`` when its nodes may be folded (memoized)."""
+    if op.custom:
+        return None  # no spec says it is deterministic; and each custom call has its own op
+    cached = _fold_kernels.get(op, False)
     if cached is not False:
         return cached
     entry = None
@@ -114,7 +112,7 @@ def _kernel(op: OpInfo) -> Any:
     kinds = {a.type for a in op.attributes.values()}
     if deterministic and not kinds & _UNFOLDABLE_ATTRIBUTES:
         entry = default_registry().lookup(op.domain, op.op_type, op.since_version)
-    op.extra["fold_kernel"] = entry
+    _fold_kernels[op] = entry
     return entry
 
 
@@ -189,3 +187,7 @@ def _kernel_context(ctx: InferenceContext, opset: int) -> Any:
         "",
         elems,
     )
+
+
+# The DSL infers every operator call through this engine.
+hooks.infer_types.fill(infer_types)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 from onnxcraft import ops
-from onnxcraft.core.opinfo import op_info
+from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.types import ValueType
-from onnxcraft.errors import InferenceError, SpecError
-from onnxcraft.ops.infer_api import InferenceContext, RuleRegistry
+from onnxcraft.errors import InferenceError
+from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
 
-__all__ = ["default_rules", "register_rule"]
+__all__ = ["default_rules", "register_rule", "rule_for"]
 
 
 @cache
@@ -22,6 +21,19 @@ def default_rules() -> RuleRegistry:
     rules = RuleRegistry()
     ops.load("rules", rules)
     return rules
+
+
+# The rule of each standard operator version met, looked up in the table once.
+_rules_of: dict[OpInfo, Rule | None] = {}
+
+
+def rule_for(op: OpInfo) -> Rule | None:
+    """The rule of the standard operator version ``op`` (None: it has none)."""
+    try:
+        return _rules_of[op]
+    except KeyError:
+        rule = _rules_of[op] = default_rules().lookup(op.domain, op.op_type, op.since_version)
+        return rule
 
 
 UserRule = Callable[[Sequence[ValueType | None], dict[str, Any]], Sequence[ValueType | None]]
@@ -50,8 +62,5 @@ def register_rule(
         default_rules().add(op_type, adapted, since=versions, domain=domain)
     except ValueError as exc:
         raise InferenceError(f"register_rule: {exc}") from exc
-    # Operators already compiled resolved their rule then: make them look it up again.
-    for version in versions:
-        # Not in the specs (yet)? Then the rule is found when the operator is first used.
-        with contextlib.suppress(SpecError):
-            op_info(domain, op_type, version).rule_resolved = False
+    # Operators met before looked their rule up then: make them look it up again.
+    _rules_of.clear()

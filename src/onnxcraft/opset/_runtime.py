@@ -2,15 +2,21 @@
 
 Generated functions pack their arguments and call :func:`emit1`, :func:`emit_tuple` or
 :func:`emit_named` with their module's opset; every check and all inference happen in the core.
+:func:`opset_module` finds the generated module of a domain and opset; it fills the core's
+hook of that name, through which the Python operators on Var reach the default opset.
 """
 
 from __future__ import annotations
 
+import importlib
+import types
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any, TypeVar
 
 import numpy.typing as npt
 
+from onnxcraft.core import hooks
 from onnxcraft.core.emit import REQUIRED as _REQUIRED_SENTINEL
 from onnxcraft.core.emit import emit
 from onnxcraft.core.types import Map, Optional, SparseTensor, Tensor
@@ -28,6 +34,7 @@ __all__ = [
     "emit1",
     "emit_named",
     "emit_tuple",
+    "opset_module",
 ]
 
 VarLike = Var | npt.ArrayLike
@@ -65,3 +72,13 @@ def emit_named(
     result: Callable[..., N],
 ) -> N:
     return result(*emit(key, opset, inputs, attributes))
+
+
+@cache
+def opset_module(domain: str, opset: int) -> types.ModuleType:
+    """The generated module of ``domain``'s operators at ``opset`` (imported on first use)."""
+    package = "ai.onnx" if domain == "" else domain
+    return importlib.import_module(f"onnxcraft.opset.{package}.v{opset}")
+
+
+hooks.opset_module.fill(opset_module)

@@ -1,60 +1,47 @@
-"""Python operators on Var (``+ - * / @ ** -x``, ``< <= > >=``, ``x[...]``).
+"""``x[...]`` on a Var: numpy's basic indexing as a plan of Slice, Squeeze and Unsqueeze.
 
-They emit the operators of the default opset (:data:`onnxcraft.core.api.DEFAULT_OPSET`, 21)
-with the same literal lifting as explicit calls: ``x * 2.0`` makes a constant of x's element
-type. ``==`` and ``!=`` keep their identity meaning (Vars live in sets and dicts): use
-``op.Equal``.
+:func:`index_plan` reads an index expression (ints, slices, None, Ellipsis) against the
+indexed value's rank and shape, checking it as numpy does; ``Var.__getitem__`` emits the plan
+with the operators of the default opset.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from onnxcraft.core.var import Var
+from onnxcraft.core.types import Shape
 from onnxcraft.errors import BuildError
 
-__all__ = ["binary", "getitem", "neg"]
+__all__ = ["IndexPlan", "index_plan"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
-_module: ModuleType | None = None
 
 
-def _op() -> ModuleType:
-    global _module
-    if _module is None:
-        from onnxcraft.opset.ai.onnx import v21
+class Indexed(Protocol):
+    """What indexing needs to know of the indexed value."""
 
-        _module = v21
-    return _module
+    @property
+    def rank(self) -> int | None: ...
 
-
-def binary(name: str, left: Any, right: Any) -> Var:
-    """Emit the default-opset operator ``name`` on two operands (literals are lifted)."""
-    return getattr(_op(), name)(left, right)  # type: ignore[no-any-return]
+    @property
+    def shape(self) -> Shape: ...
 
 
-def neg(self: Var) -> Var:
-    return _op().Neg(self)  # type: ignore[no-any-return]
-
-
-def getitem(self: Var, index: Any) -> Var:
-    """``x[...]`` as numpy reads it: Slice, then Squeeze (int indices), then Unsqueeze (None)."""
-    op = _op()
-    if isinstance(index, Var):
-        return op.Gather(self, index, axis=0)  # type: ignore[no-any-return]
-    items = _expand_ellipsis(self, index if isinstance(index, tuple) else (index,))
-    plan = _Plan()
+def index_plan(value: Indexed, index: Any) -> IndexPlan:
+    """The plan of ``value[index]`` (an index that is not a Var): checked, not yet emitted."""
+    items = _expand_ellipsis(value, index if isinstance(index, tuple) else (index,))
+    plan = IndexPlan()
     axis = 0  # axis of the input being indexed
     for item in items:
         if item is None:
             plan.unsqueeze.append(axis - len(plan.squeeze) + len(plan.unsqueeze))
             continue
         if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            plan.take(axis, _index(self, axis, int(item)))
+            plan.take(axis, _index(value, axis, int(item)))
         elif isinstance(item, slice):
             plan.slice(axis, item)
         else:
@@ -62,10 +49,10 @@ def getitem(self: Var, index: Any) -> Var:
                 f"x[...]: unsupported index {item!r}: use ints, slices, None, Ellipsis or a Var"
             )
         axis += 1
-    return plan.emit(self)
+    return plan
 
 
-class _Plan:
+class IndexPlan:
     """The Slice, Squeeze and Unsqueeze an index expression turns into."""
 
     def __init__(self) -> None:
@@ -101,8 +88,8 @@ class _Plan:
         self.axes.append(axis)
         self.steps.append(step)
 
-    def emit(self, value: Var) -> Var:
-        op = _op()
+    def emit(self, value: Any, op: ModuleType) -> Any:
+        """Emit the plan on ``value`` with the operator functions of the opset module ``op``."""
         result = value
         if self.axes:
             result = op.Slice(
@@ -119,7 +106,7 @@ class _Plan:
         return result
 
 
-def _expand_ellipsis(value: Var, items: tuple[Any, ...]) -> tuple[Any, ...]:
+def _expand_ellipsis(value: Indexed, items: tuple[Any, ...]) -> tuple[Any, ...]:
     if sum(1 for i in items if i is Ellipsis) > 1:
         raise BuildError("x[...]: at most one Ellipsis is allowed")
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
@@ -141,7 +128,7 @@ def _int64(value: Any) -> int:
     return number
 
 
-def _index(value: Var, axis: int, i: int) -> int:
+def _index(value: Indexed, axis: int, i: int) -> int:
     """An int index, checked against the axis when its size is known (as numpy does)."""
     i = _int64(i)
     shape = value.shape

@@ -1,0 +1,74 @@
+"""The registries through which the DSL reaches the layers above it.
+
+``core`` sits below the generated opset modules and the inference engine, yet building an
+expression needs both: every operator call infers its output types, and the Python operators
+on Var (``x + y``) call the generated functions of the default opset. ``core`` imports neither;
+it declares a :class:`Hook` for each, and the layer that implements it fills the hook when it
+is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.opset._runtime``
+fills :data:`opset_module`). ``import onnxcraft`` imports both, so for users the hooks are
+always filled; using an empty one is an :class:`~onnxcraft.errors.OnnxcraftError` naming the
+module that fills it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, Generic, TypeVar
+
+from onnxcraft.core.opinfo import OpInfo
+from onnxcraft.core.types import ValueType
+from onnxcraft.errors import OnnxcraftError
+
+__all__ = ["Hook", "InferTypes", "OpsetModule", "infer_types", "opset_module"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Hook(Generic[F]):
+    """One function that a higher layer provides to the DSL."""
+
+    __slots__ = ("_fn", "filled_by", "name")
+
+    def __init__(self, name: str, filled_by: str) -> None:
+        self.name = name
+        self.filled_by = filled_by  # the module whose import fills the hook, for the message
+        self._fn: F | None = None
+
+    def fill(self, fn: F) -> None:
+        """Provide the function (a later fill replaces an earlier one)."""
+        self._fn = fn
+
+    def get(self) -> F:
+        """The function provided; an OnnxcraftError when no layer has filled the hook yet."""
+        fn = self._fn
+        if fn is None:
+            raise OnnxcraftError(
+                f"onnxcraft.core needs {self.name}, which {self.filled_by} provides when it is "
+                f"imported; import onnxcraft (the package root imports it) before building "
+                f"expressions"
+            )
+        return fn
+
+
+# (op, input types, input values, attributes, output count, opset, body output types,
+# which inputs are present) -> (output types, known output values by output index)
+InferTypes = Callable[
+    [
+        OpInfo,
+        Sequence[ValueType | None],
+        Sequence[Any],
+        dict[str, Any],
+        int,
+        int,
+        dict[str, Any] | None,
+        Sequence[bool] | None,
+    ],
+    tuple[list[ValueType | None], dict[int, Any]],
+]
+
+# (domain, opset) -> the generated module of the operators of ``domain`` at that opset
+OpsetModule = Callable[[str, int], ModuleType]
+
+infer_types: Hook[InferTypes] = Hook("type inference", "onnxcraft.infer.engine")
+opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._runtime")

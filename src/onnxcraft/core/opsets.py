@@ -1,0 +1,126 @@
+"""The opsets a built model imports: one version per domain, agreeing with every node.
+
+Each domain is imported at the highest opset of the modules its nodes were built from (or at
+the version the user asks for); every node must then be the version in force at that opset.
+Identity copies that ``build`` adds take the lowest ai.onnx opset carrying their types, and
+model-local functions share the model's version of each domain they use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from onnxcraft.core.opinfo import op_info
+from onnxcraft.core.types import ValueType
+from onnxcraft.core.typestr import matches
+from onnxcraft.core.var import OpCall
+from onnxcraft.errors import BuildError
+from onnxcraft.ir import Function
+
+__all__ = ["merge_function_opsets", "model_opsets"]
+
+
+def model_opsets(
+    calls: list[OpCall],
+    uses_constant_node: bool,
+    identity_types: list[tuple[str, ValueType | None]],
+    override: int | Mapping[str, int] | None,
+) -> dict[str, int]:
+    """The opset of each domain of a graph made of ``calls`` (sorted by domain).
+
+    ``identity_types`` lists the Identity copies added (output name, copied type);
+    ``override`` is the user's ``opset=`` (an int: ai.onnx's).
+    """
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
+
+    requested: dict[str, int] = {}
+    for node in calls:
+        domain = node.op.domain
+        requested[domain] = max(requested.get(domain, 0), node.opset)
+    if (uses_constant_node or not requested) and "" not in requested:
+        requested[""] = 1  # IR.md: a model imports at least one opset
+    if identity_types:
+        # The copies take the lowest opset that carries their types, unless the nodes
+        # already chose one (checked below, after any override).
+        needed = max(_identity_opset(label, t) for label, t in identity_types)
+        requested.setdefault("", needed)
+    if isinstance(override, int):
+        override = {"": override}
+    for domain, version in (override or {}).items():
+        requested["" if domain == "ai.onnx" else domain] = int(version)
+    for node in calls:
+        op = node.op
+        if op.custom or op.function is not None:
+            continue
+        chosen = requested[op.domain]
+        in_force = resolve_since_version(op.domain, op.op_type, chosen)
+        if in_force != op.since_version:
+            raise BuildError(
+                f"build: node {node.name!r} ({op.op_type}) was built with version "
+                f"{op.since_version} (from an opset {node.opset} module), but at the model's "
+                f"{op.domain or 'ai.onnx'} opset {chosen} {op.op_type} is "
+                f"{'not available' if in_force is None else f'version {in_force}'}; build "
+                f"every node of one domain from opset modules that agree on its version"
+            )
+    for label, value_type in identity_types:
+        _check_identity_at(label, value_type, requested[""])
+    return dict(sorted(requested.items()))
+
+
+def merge_function_opsets(opsets: dict[str, int], functions: list[Function]) -> None:
+    """The model imports every domain its functions use, at one version per domain."""
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
+
+    for function in functions:
+        for domain, version in function.opset_imports.items():
+            model_version = opsets.setdefault(domain, version)
+            if model_version == version:
+                continue
+            for node in function.nodes:
+                if node.domain != domain:
+                    continue
+                at_function = resolve_since_version(domain, node.op_type, version)
+                at_model = resolve_since_version(domain, node.op_type, model_version)
+                if at_function != at_model:
+                    raise BuildError(
+                        f"build: function {function.name!r} uses {node.op_type} version "
+                        f"{at_function} ({domain or 'ai.onnx'} opset {version}) but the model's "
+                        f"opset {model_version} has version {at_model}; build the function and "
+                        f"the model from the same opset module"
+                    )
+            function.opset_imports[domain] = model_version
+
+
+def _identity_accepts(since: int, value_type: ValueType | None) -> bool:
+    formal = op_info("", "Identity", since).inputs[0]
+    return any(matches(value_type, allowed) for allowed in formal.allowed)
+
+
+def _identity_opset(label: str, value_type: ValueType | None) -> int:
+    """The lowest ai.onnx opset whose Identity can copy a value of ``value_type``."""
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import versions as spec_versions
+
+    for since in spec_versions("Identity"):
+        if _identity_accepts(since, value_type):
+            return since
+    raise BuildError(
+        f"build: {label!r} needs a copy of a value of type {value_type}, and no Identity "
+        f"version accepts that type; make the value itself the output (an input is an "
+        f"output when the output has its name)"
+    )
+
+
+def _check_identity_at(label: str, value_type: ValueType | None, opset: int) -> None:
+    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
+    from onnxcraft.specs import resolve_since_version
+
+    since = resolve_since_version("", "Identity", opset)
+    if since is None or not _identity_accepts(since, value_type):
+        raise BuildError(
+            f"build: {label!r} needs an Identity copying a value of type {value_type}, which "
+            f"Identity at ai.onnx opset {opset} does not accept; use opset >= "
+            f"{_identity_opset(label, value_type)}"
+        )
