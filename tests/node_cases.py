@@ -73,7 +73,7 @@ def load_case(name: str) -> Case:
     }
 
     def read(path: Path, value_type: Any) -> Any:
-        from onnxcraft.core.types import Map, Optional, Sequence
+        from onnxcraft.types import Map, Optional, Sequence
 
         if isinstance(value_type, Sequence):
             message = kinds["sequence"]()

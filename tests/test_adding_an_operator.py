@@ -16,9 +16,9 @@ from hypothesis import given, settings
 
 import onnxcraft as oc
 from onnxcraft import specs
-from onnxcraft.core.types import Tensor
 from onnxcraft.specs.registry import default_registry
 from onnxcraft.testing import CaseFailure, Input, NodeCase, check_case, evaluate_case, infer_case
+from onnxcraft.types import Tensor
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "adding-an-operator.md"
 DOMAIN = "com.example.guide"

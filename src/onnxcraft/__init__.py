@@ -13,6 +13,7 @@ The public API is listed in ``__all__``, grouped by concern; everything else is 
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
@@ -21,7 +22,6 @@ from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
 from onnxcraft.core.function import function
 from onnxcraft.core.inline import inline
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor
 from onnxcraft.core.var import Var
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import (
@@ -44,6 +44,7 @@ from onnxcraft.errors import (
 # the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.infer import engine as _infer_engine  # noqa: F401
 from onnxcraft.opset import _runtime as _opset_runtime  # noqa: F401
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
 from onnxcraft.version import __version__ as __version__
 
 if TYPE_CHECKING:
@@ -109,15 +110,14 @@ def evaluate(
 
     See :func:`onnxcraft.evaluate.evaluator.evaluate` for the arguments.
     """
-    from onnxcraft.evaluate.evaluator import evaluate as run
+    # Lazy: the evaluator loads protobuf; `import onnxcraft` stays fast without it.
+    from onnxcraft.evaluate.evaluator import evaluate as run  # noqa: PLC0415
 
     return run(model, feeds, outputs=outputs, intermediates=intermediates)
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib
-
         module_name, attribute = _LAZY[name]
         module = importlib.import_module(module_name if attribute != "proto" else "onnxcraft.proto")
         value = module if attribute == "proto" else getattr(module, attribute)

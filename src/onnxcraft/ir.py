@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.types import ValueType
 
 __all__ = [
     "register_encoder",

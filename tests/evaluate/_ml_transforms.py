@@ -10,8 +10,8 @@ import onnxruntime as ort
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.core.types import Map, Sequence, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of
+from onnxcraft.types import Map, Sequence, Tensor, ValueType
 
 ML = "ai.onnx.ml"
 

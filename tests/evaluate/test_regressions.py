@@ -19,11 +19,11 @@ import onnxruntime as ort
 import pytest
 
 from onnxcraft import ir, specs
-from onnxcraft.core.types import Map, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, InferenceError
 from onnxcraft.testing import Input, NodeCase, compare_backends, evaluate_case, problems
 from onnxcraft.testing.harness import infer_case
+from onnxcraft.types import Map, Tensor, ValueType
 
 E = ElementType
 BF16 = numpy_dtype(E.BFLOAT16)

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import EvaluationError, InferenceError
 from onnxcraft.ops.training.kernels import adagrad, adam, momentum
 from onnxcraft.opset.ai.onnx.preview.training import v1 as tr
+from onnxcraft.types import Tensor
 from tests.infer._agreement import evaluate_and_check
 
 RNG = np.random.default_rng(7)

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.proto import TypeProto
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor
 
 
 def assert_describes(

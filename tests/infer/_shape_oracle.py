@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 import onnxcraft as oc
-from onnxcraft.core.types import Dim, Optional, Sequence, Tensor, ValueType
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Dim, Optional, Sequence, Tensor, ValueType
 from tests.core.oracle import run_ort
 
 

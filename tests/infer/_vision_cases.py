@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from onnx import numpy_helper
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor, ValueType
 from tests.node_cases import case_names, load_case, manifest, node_tests_root
 
 VISION_OPS = frozenset(

@@ -19,9 +19,9 @@ import onnx
 from onnx import shape_inference
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.proto import TypeProto
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor
 from tests.node_cases import case_names, node_tests_root
 
 

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.opset.ai.onnx import v23, v24, v26, v27
 from onnxcraft.opset.ai.onnx.preview import v1 as preview
+from onnxcraft.types import Tensor
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 F32 = np.float32

@@ -22,11 +22,11 @@ from onnx import shape_inference
 
 import onnxcraft as oc
 from onnxcraft.core.opinfo import op_info
-from onnxcraft.core.types import Dim, Tensor
 from onnxcraft.infer.model import infer_through_body
 from onnxcraft.ops.infer_api import SymbolicValue
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Dim, Tensor
 from tests.infer._shape_oracle import bind, contradiction, inferred_output_types, is_static, run
 from tests.node_cases import case_names, load_case, node_tests_root
 

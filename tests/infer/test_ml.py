@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import onnxcraft as oc
-from onnxcraft.core.types import Map, Sequence, Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.opset.ai.onnx.ml import v1 as ml1
 from onnxcraft.opset.ai.onnx.ml import v2 as ml2
 from onnxcraft.opset.ai.onnx.ml import v4 as ml4
+from onnxcraft.types import Map, Sequence, Tensor
 from tests.evaluate._ml_transforms import (
     ML,
     assert_type_matches,

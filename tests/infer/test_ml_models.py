@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.opset.ai.onnx.ml import v1 as ml1
 from onnxcraft.opset.ai.onnx.ml import v3 as ml3
 from onnxcraft.opset.ai.onnx.ml import v5 as ml5
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor
 from tests.evaluate._ml_models_cases import (
     DSL_MODULES,
     ForestCase,

@@ -18,10 +18,10 @@ import pytest
 from onnx import TensorProto as onnx_tp
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.infer.model import InferenceWarning
 from onnxcraft.proto import TypeProto
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor
 from tests.core.oracle import run_ort
 from tests.infer._shape_oracle import contradiction as _contradiction
 from tests.node_cases import case_names, load_case

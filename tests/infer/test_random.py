@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.opset.ai.onnx import v15, v21, v22
+from onnxcraft.types import Tensor
 from tests.infer._agreement import evaluate_and_check
 
 FLOAT, DOUBLE, HALF = ElementType.FLOAT, ElementType.DOUBLE, ElementType.FLOAT16

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft import specs
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import EvaluationError, InferenceError
 from onnxcraft.infer.rules import default_rules
 from onnxcraft.opset.ai.onnx import v17, v20
+from onnxcraft.types import Tensor
 from tests.evaluate._signal_oracle import (
     OUTPUT_TYPES,
     WINDOWS,

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.core.types import Optional, Tensor
 from onnxcraft.errors import InferenceError
 from onnxcraft.opset.ai.onnx import v7, v11, v13, v18, v19, v21
+from onnxcraft.types import Optional, Tensor
 from tests.infer._shape_oracle import (
     contradiction,
     exact_type,

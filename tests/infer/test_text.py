@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.opset.ai.onnx import v10, v21
+from onnxcraft.types import Tensor
 from tests.infer._agreement import evaluate_and_check
 
 STRING, INT64 = ElementType.STRING, ElementType.INT64

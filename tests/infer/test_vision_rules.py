@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft import specs
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.infer.rules import default_rules
 from onnxcraft.opset.ai.onnx import (
@@ -49,6 +48,7 @@ from onnxcraft.opset.ai.onnx import (
     v27,
 )
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Tensor
 from tests.evaluate._vision_oracle import run_node
 from tests.infer._vision_cases import (
     DATA_DEPENDENT,

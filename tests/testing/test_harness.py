@@ -14,7 +14,6 @@ import onnxruntime as ort
 import pytest
 
 from onnxcraft.core.opinfo import op_info
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.numerics import from_float32
 from onnxcraft.ops.kernel_api import KernelEntry
@@ -30,6 +29,7 @@ from onnxcraft.testing import (
     problems,
 )
 from onnxcraft.testing.harness import describe_value
+from onnxcraft.types import Tensor
 
 X = np.array([[-1.0, 2.0, 0.5], [3.0, -4.0, 0.0]], dtype=np.float32)
 

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from onnxcraft import specs
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.testing import NodeCase, NodeDraw, node_cases
 from onnxcraft.testing.recipes import EXCLUDED, recipes
+from onnxcraft.types import Tensor
 
 FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None)
 

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from onnxcraft import specs
-from onnxcraft.core.types import Map, Optional, Sequence, Tensor
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
 from onnxcraft.numerics import to_float32
 from onnxcraft.specs.model import AttributeSpec
 from onnxcraft.testing import strategies as ocst
+from onnxcraft.types import Map, Optional, Sequence, Tensor
 
 ALL_TYPES = [e for e in ElementType if e != ElementType.UNDEFINED]
 FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None)

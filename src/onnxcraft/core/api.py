@@ -11,7 +11,12 @@ from onnxcraft.core import literals
 from onnxcraft.core.emit import emit, emit_node
 from onnxcraft.core.opinfo import CustomRule, custom_op_info
 from onnxcraft.core.scope import current_scope
-from onnxcraft.core.types import (
+from onnxcraft.core.var import ARG, Var
+from onnxcraft.core.versions import DEFAULT_OPSET
+from onnxcraft.dtypes import MAP_KEY_TYPES, element_type_of
+from onnxcraft.errors import BuildError
+from onnxcraft.specs import resolve_since_version
+from onnxcraft.types import (
     Map,
     Optional,
     SparseTensor,
@@ -20,11 +25,7 @@ from onnxcraft.core.types import (
     as_element_type,
     as_shape,
 )
-from onnxcraft.core.types import Sequence as SequenceType
-from onnxcraft.core.var import ARG, Var
-from onnxcraft.core.versions import DEFAULT_OPSET
-from onnxcraft.dtypes import MAP_KEY_TYPES, element_type_of
-from onnxcraft.errors import BuildError
+from onnxcraft.types import Sequence as SequenceType
 
 __all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op"]
 
@@ -78,9 +79,6 @@ def const(value: Any, dtype: Any = None) -> Var:
     if dtype is not None:
         elem = element_type_of(dtype)
         array = literals.convert("const", "value", array, elem)
-    # Lazy: the spec registry is loaded on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import resolve_since_version
-
     since = resolve_since_version("", "Constant", DEFAULT_OPSET)
     assert since is not None
     return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor
 from onnxcraft.core.var import Body, Var
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import OpAttributeError
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
 
 __all__ = ["normalize_attribute", "infer_attribute_type"]
 

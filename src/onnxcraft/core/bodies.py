@@ -16,11 +16,11 @@ import numpy as np
 from onnxcraft.core import literals
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.scope import new_scope
-from onnxcraft.core.types import Sequence as SequenceType
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.var import ARG, Body, Var
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import BuildError, OpAttributeError
+from onnxcraft.types import Sequence as SequenceType
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["body_tracer", "subgraph", "trace", "variadic_output_count"]
 

@@ -58,7 +58,7 @@ def build(
         domain=domain,
     )
     # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
-    from onnxcraft.proto.serde import model_to_proto
+    from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
 
     return model_to_proto(model)
 

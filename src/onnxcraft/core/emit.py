@@ -19,12 +19,12 @@ from onnxcraft.core.bodies import body_tracer, variadic_output_count
 from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.opinfo import OPTIONAL, VARIADIC, FormalInfo, OpInfo, op_info
 from onnxcraft.core.scope import current_scope
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.typestr import matches, type_to_string
 from onnxcraft.core.var import NODE_OUTPUT, Body, OpCall, Var
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.errors import InferenceError, OpAttributeError, OpInputError
 from onnxcraft.optable import OpKey
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["REQUIRED", "emit", "emit_node"]
 

@@ -21,12 +21,12 @@ from onnxcraft.core.ir_version import type_feature_ir
 from onnxcraft.core.local_functions import FunctionKey, register_function
 from onnxcraft.core.naming import Namer
 from onnxcraft.core.opinfo import OPTIONAL
-from onnxcraft.core.types import SparseTensor, Tensor, ValueType
 from onnxcraft.core.var import ARG, Body, OpCall, Var
 from onnxcraft.core.versions import FEATURE_IR, min_ir_for_elem_type
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Attribute, Graph, Node, TensorData, ValueInfo
+from onnxcraft.types import SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphEmitter", "require_complete_type"]
 

@@ -20,9 +20,9 @@ from onnxcraft.core.function_ref import AttrRef
 from onnxcraft.core.graphwalk import collect
 from onnxcraft.core.opinfo import SINGLE, FormalInfo, OpInfo
 from onnxcraft.core.scope import new_scope
-from onnxcraft.core.types import ValueType
 from onnxcraft.core.var import ARG, Body, Var
 from onnxcraft.errors import BuildError
+from onnxcraft.types import ValueType
 
 __all__ = ["AttrRef", "FunctionDef", "function"]
 

@@ -17,8 +17,8 @@ from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from onnxcraft.core.opinfo import OpInfo
-from onnxcraft.core.types import ValueType
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.types import ValueType
 
 __all__ = ["Hook", "InferTypes", "OpsetModule", "infer_types", "opset_module"]
 

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from onnxcraft.core.types import Shape
 from onnxcraft.errors import BuildError
+from onnxcraft.types import Shape
 
 __all__ = ["IndexPlan", "index_plan"]
 

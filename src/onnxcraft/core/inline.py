@@ -15,11 +15,12 @@ from onnxcraft.core.emit import emit_node
 from onnxcraft.core.graphwalk import ir_nodes
 from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
 from onnxcraft.core.scope import current_scope, new_scope
-from onnxcraft.core.types import ValueType
 from onnxcraft.core.var import ARG, Body, Var
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Attribute, Function, Graph, Model, Node, TensorData
+from onnxcraft.specs import is_standard_domain, resolve_since_version
+from onnxcraft.types import ValueType
 
 __all__ = ["inline"]
 
@@ -48,7 +49,7 @@ class _IRFunction:
 def inline(model: Any, **inputs: Any) -> dict[str, Var]:
     """Emit ``model``'s computation on ``inputs`` (Vars or literals, by input name)."""
     # Lazy: protobuf is imported when a model is first read, not by `import onnxcraft`.
-    from onnxcraft.proto.serde import as_ir
+    from onnxcraft.proto.serde import as_ir  # noqa: PLC0415
 
     model_ir = as_ir(model, what="inline: model")
     graph = model_ir.graph
@@ -92,9 +93,6 @@ class _Inliner:
         return literals.lift(tensor.array(), tensor.elem_type, current_scope())
 
     def op(self, node: Node, opsets: dict[str, int]) -> OpInfo:
-        # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-        from onnxcraft.specs import is_standard_domain, resolve_since_version
-
         key = (node.domain, node.op_type)
         if key in self.functions:
             return self.function_op(node)

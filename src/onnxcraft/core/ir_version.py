@@ -8,7 +8,6 @@ holds the tables); older runtimes can load the model so written. Users may ask f
 from __future__ import annotations
 
 from onnxcraft.core.graphwalk import ir_nodes
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.core.versions import (
     FEATURE_IR,
     LATEST_IR_VERSION,
@@ -17,6 +16,7 @@ from onnxcraft.core.versions import (
 )
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Function
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["function_feature_ir", "model_ir_version", "type_feature_ir"]
 

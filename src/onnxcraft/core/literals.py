@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.errors import OpInputError
 from onnxcraft.numerics import from_float32, to_float32
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.core.typestr import parse_type_string
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import SpecError
+from onnxcraft.specs import get as get_spec
+from onnxcraft.types import Tensor, ValueType
 
 if TYPE_CHECKING:
     from onnxcraft.specs.model import OpSpec
@@ -158,9 +159,6 @@ def from_spec(spec: OpSpec) -> OpInfo:
 @cache
 def op_info(domain: str, op_type: str, since_version: int) -> OpInfo:
     """The compiled info of a standard operator version (cached)."""
-    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import get as get_spec
-
     spec = get_spec(op_type, domain=domain, opset=since_version)
     if spec.since_version != since_version:
         raise SpecError(

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from onnxcraft.core.opinfo import op_info
-from onnxcraft.core.types import ValueType
 from onnxcraft.core.typestr import matches
 from onnxcraft.core.var import OpCall
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Function
+from onnxcraft.specs import resolve_since_version
+from onnxcraft.specs import versions as spec_versions
+from onnxcraft.types import ValueType
 
 __all__ = ["merge_function_opsets", "model_opsets"]
 
@@ -31,9 +33,6 @@ def model_opsets(
     ``identity_types`` lists the Identity copies added (output name, copied type);
     ``override`` is the user's ``opset=`` (an int: ai.onnx's).
     """
-    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import resolve_since_version
-
     requested: dict[str, int] = {}
     for node in calls:
         domain = node.op.domain
@@ -70,9 +69,6 @@ def model_opsets(
 
 def merge_function_opsets(opsets: dict[str, int], functions: list[Function]) -> None:
     """The model imports every domain its functions use, at one version per domain."""
-    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import resolve_since_version
-
     for function in functions:
         for domain, version in function.opset_imports.items():
             model_version = opsets.setdefault(domain, version)
@@ -100,9 +96,6 @@ def _identity_accepts(since: int, value_type: ValueType | None) -> bool:
 
 def _identity_opset(label: str, value_type: ValueType | None) -> int:
     """The lowest ai.onnx opset whose Identity can copy a value of ``value_type``."""
-    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import versions as spec_versions
-
     for since in spec_versions("Identity"):
         if _identity_accepts(since, value_type):
             return since
@@ -114,9 +107,6 @@ def _identity_opset(label: str, value_type: ValueType | None) -> int:
 
 
 def _check_identity_at(label: str, value_type: ValueType | None, opset: int) -> None:
-    # Lazy: the spec registry is imported on first use, not by `import onnxcraft`.
-    from onnxcraft.specs import resolve_since_version
-
     since = resolve_since_version("", "Identity", opset)
     if since is None or not _identity_accepts(since, value_type):
         raise BuildError(

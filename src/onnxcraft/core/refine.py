@@ -7,8 +7,8 @@ reject a contradiction.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.errors import InferenceError
+from onnxcraft.types import Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["refine"]
 

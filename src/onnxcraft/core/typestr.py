@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, from_type_string, type_string
 from onnxcraft.errors import SpecError
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["parse_type_string", "type_to_string", "matches"]
 

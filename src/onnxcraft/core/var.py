@@ -19,10 +19,10 @@ from onnxcraft.core import hooks
 from onnxcraft.core.indexing import index_plan
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.refine import refine
-from onnxcraft.core.types import Map, Optional, Sequence, Shape, SparseTensor, Tensor, ValueType
 from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.errors import BuildError
+from onnxcraft.types import Map, Optional, Sequence, Shape, SparseTensor, Tensor, ValueType
 
 __all__ = ["Var", "OpCall", "Body", "ARG", "CONST", "INITIALIZER", "NODE_OUTPUT"]
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.core.build import build_ir
-from onnxcraft.core.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
 from onnxcraft.core.var import Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
 from onnxcraft.errors import EvaluationError
@@ -19,6 +18,7 @@ from onnxcraft.evaluate.plan import Preparer
 from onnxcraft.evaluate.run import run_plan
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
 
 __all__ = ["Evaluator", "evaluate"]
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from onnxcraft import ir, specs
 from onnxcraft.core.opinfo import op_info
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, MissingKernelError
 from onnxcraft.evaluate.run import run_plan, run_step
@@ -28,6 +27,7 @@ from onnxcraft.ops.kernel_api import (
     SubgraphRef,
     TypeAttr,
 )
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphPlan", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
 

@@ -16,7 +16,6 @@ import numpy as np
 
 from onnxcraft.core import hooks
 from onnxcraft.core.opinfo import OpInfo
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.plan import spec_default
@@ -24,6 +23,7 @@ from onnxcraft.infer.fallback import types_from_constraints
 from onnxcraft.infer.rules import rule_for
 from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext, SymbolicValue
 from onnxcraft.ops.kernel_api import KernelContext
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["BodyInference", "infer_types", "set_body_inference"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from onnxcraft.core.opinfo import OpInfo
-from onnxcraft.core.types import Tensor, ValueType
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["types_from_constraints", "bind_constraints"]
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from onnxcraft import ops
 from onnxcraft.core.opinfo import OpInfo
-from onnxcraft.core.types import ValueType
 from onnxcraft.errors import InferenceError
 from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
+from onnxcraft.types import ValueType
 
 __all__ = ["default_rules", "register_rule", "rule_for"]
 

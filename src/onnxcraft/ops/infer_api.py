@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.core.opinfo import OpInfo
-from onnxcraft.core.types import Dim, Shape, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import INTEGER_TYPES, ElementType, numpy_dtype
 from onnxcraft.errors import InferenceError
 from onnxcraft.optable import ALL_VERSIONS, OpTable
+from onnxcraft.types import Dim, Shape, SparseTensor, Tensor, ValueType
 
 __all__ = ["ALL_VERSIONS", "InferenceContext", "Rule", "RuleRegistry", "SymbolicValue"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = [
     "broadcast",

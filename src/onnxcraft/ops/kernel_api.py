@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from onnxcraft import ir
-from onnxcraft.core.types import ValueType
 from onnxcraft.optable import OpTable
+from onnxcraft.types import ValueType
 
 __all__ = [
     "GraphPlan",

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir
-from onnxcraft.core.types import ValueType
 from onnxcraft.dtypes import element_type_of, type_string
 from onnxcraft.numerics import to_float32
+from onnxcraft.types import ValueType
 
 __all__ = ["Input", "NodeCase", "describe_value"]
 

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from onnxcraft.core.types import Sequence as SequenceType
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.numerics import from_float32
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.specs.model import OpSpec
+from onnxcraft.types import Sequence as SequenceType
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = [
     "FLOATS",

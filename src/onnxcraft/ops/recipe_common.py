@@ -13,11 +13,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from onnxcraft.core.types import Sequence, Tensor
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, Recipe, recipe
+from onnxcraft.types import Sequence, Tensor
 
 __all__ = [
     "ALPHA",

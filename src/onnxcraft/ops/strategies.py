@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, storage_dtype, type_string
 from onnxcraft.numerics import to_float32
 from onnxcraft.specs.model import AttributeSpec, OpSpec
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = [
     "ALL_ELEMENT_TYPES",

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from onnxcraft.core.types import Dim, Shape
 from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.types import Dim, Shape
 
 __all__ = [
     "AUTO_PAD_MODES",

@@ -19,10 +19,10 @@ import numpy.typing as npt
 from onnxcraft.core import hooks
 from onnxcraft.core.emit import REQUIRED as _REQUIRED_SENTINEL
 from onnxcraft.core.emit import emit
-from onnxcraft.core.types import Map, Optional, SparseTensor, Tensor
-from onnxcraft.core.types import Sequence as SequenceType
 from onnxcraft.core.var import Body, Var
 from onnxcraft.dtypes import ElementType
+from onnxcraft.types import Map, Optional, SparseTensor, Tensor
+from onnxcraft.types import Sequence as SequenceType
 
 __all__ = [
     "DTypeLike",

@@ -15,7 +15,6 @@ from typing import Any, Literal
 import numpy as np
 
 from onnxcraft import ir
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import ProtoError
 from onnxcraft.proto import (
@@ -33,6 +32,7 @@ from onnxcraft.proto import (
 )
 from onnxcraft.proto.external_data import external_range
 from onnxcraft.proto.tensor import from_array, mapped_array, to_array
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = [
     "as_ir",

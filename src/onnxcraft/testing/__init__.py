@@ -24,6 +24,7 @@ except ImportError as exc:  # a test dependency, not a runtime one
     ) from exc
 from hypothesis.errors import InvalidArgument
 
+from onnxcraft import specs
 from onnxcraft.specs.model import OpSpec
 from onnxcraft.testing import strategies
 from onnxcraft.testing.harness import (
@@ -78,8 +79,6 @@ def node_cases(
     ``opset`` of ``domain``, the newest when None)."""
     spec: Any = operator
     if isinstance(operator, str):
-        from onnxcraft import specs
-
         spec = specs.get(operator, domain, opset)
     elif not isinstance(operator, OpSpec):
         raise InvalidArgument(

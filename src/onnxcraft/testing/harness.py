@@ -21,13 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
+from onnxcraft import ir, specs
+from onnxcraft.core.check import check_ir
 from onnxcraft.core.versions import LATEST_IR_VERSION
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.errors import MissingKernelError, OnnxcraftError
+from onnxcraft.evaluate.evaluator import Evaluator
+from onnxcraft.infer.model import infer_shapes
+from onnxcraft.numerics import to_float32
 from onnxcraft.ops.node_case import Input, NodeCase, describe_value
 from onnxcraft.ops.strategies import parse_type
+from onnxcraft.proto.serde import model_from_proto, model_to_proto
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = [
     "CaseFailure",
@@ -127,8 +132,6 @@ def _add_input(graph: ir.Graph, feeds: dict[str, Any], name: str, item: Input) -
 
 
 def _spec_attribute_kinds(case: NodeCase) -> dict[str, str]:
-    from onnxcraft import specs
-
     if not specs.is_standard_domain(case.domain):
         return {}
     try:
@@ -139,8 +142,6 @@ def _spec_attribute_kinds(case: NodeCase) -> dict[str, str]:
 
 
 def _to_proto(model: ir.Model) -> Any:
-    from onnxcraft.proto.serde import model_to_proto
-
     return model_to_proto(model)
 
 
@@ -149,8 +150,6 @@ def _to_proto(model: ir.Model) -> Any:
 
 def evaluate_case(case: NodeCase) -> list[Any]:
     """The evaluator's value of every output of the node, in order (None where not requested)."""
-    from onnxcraft.evaluate.evaluator import Evaluator
-
     model, feeds = build_model(case)
     results = Evaluator(_to_proto(model)).run(feeds)
     return [results.get(f"out{i}") if wanted else None for i, wanted in enumerate(case.outputs)]
@@ -158,9 +157,6 @@ def evaluate_case(case: NodeCase) -> list[Any]:
 
 def infer_case(case: NodeCase) -> list[ValueType | None]:
     """The type ``oc.infer_shapes`` (strict) gives every output, in order."""
-    from onnxcraft.infer.model import infer_shapes
-    from onnxcraft.proto.serde import model_from_proto
-
     model, _ = build_model(case)
     inferred = model_from_proto(infer_shapes(_to_proto(model), strict=True))
     types = {info.name: info.type for info in inferred.graph.outputs}
@@ -215,8 +211,6 @@ def _check(
     graph input and output. An output's kind (optional or not) and, for an empty optional or
     sequence, its element type come from inference; outputs neither typed are left out.
     """
-    from onnxcraft.core.check import check_ir
-
     exact = NodeCase(
         case.domain,
         case.op_type,
@@ -304,8 +298,6 @@ def _compare_arrays(
     if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
         raise CaseFailure(f"{where}: {describe_value(mine)} vs backend {describe_value(theirs)}")
     if mine.dtype.names is not None:
-        from onnxcraft.numerics import to_float32
-
         mine, theirs = to_float32(mine), to_float32(theirs)
     if mine.dtype.kind in "fc":
         np.testing.assert_allclose(
@@ -378,8 +370,6 @@ def _formal_inputs(spec: Any, count: int) -> Iterator[tuple[int, Any]]:
 
 def _spec_type_problems(case: NodeCase, values: list[Any]) -> list[str]:
     """Outputs whose type the spec does not allow, or that break a type parameter's binding."""
-    from onnxcraft import specs
-
     if not specs.is_standard_domain(case.domain):
         return []
     spec = specs.get(case.op_type, case.domain, case.model_opset)

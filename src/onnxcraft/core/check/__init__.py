@@ -35,7 +35,7 @@ __all__ = ["RULES", "check", "check_ir"]
 def check(model: Any) -> None:
     """Raise ValidationError listing every problem of ``model`` (any ModelProto, or an IR model)."""
     # Lazy: check_ir works on the IR alone; protobuf is needed only to read a ModelProto.
-    from onnxcraft.proto.serde import as_ir
+    from onnxcraft.proto.serde import as_ir  # noqa: PLC0415
 
     found = check_ir(as_ir(model, what="check: model"))
     if found:

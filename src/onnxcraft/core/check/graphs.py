@@ -19,10 +19,10 @@ from onnxcraft.core.check.operators import (
 from onnxcraft.core.check.problems import Problems, domain_label, node_place
 from onnxcraft.core.check.scope import Defined, Scope
 from onnxcraft.core.check.value_types import check_io_type, check_tensor, note_metadata, note_type
-from onnxcraft.core.types import Tensor
 from onnxcraft.core.versions import FEATURE_IR
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ir import Attribute, Graph, Model, Node
+from onnxcraft.types import Tensor
 
 __all__ = ["GraphChecker"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from onnxcraft.core.check.problems import Problems, domain_label
 from onnxcraft.core.check.scope import Defined, Scope
 from onnxcraft.core.opinfo import SINGLE, VARIADIC, FormalInfo, OpInfo, op_info
-from onnxcraft.core.types import ValueType
 from onnxcraft.core.typestr import matches, type_to_string
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ir import Function, Node
 from onnxcraft.specs import is_standard_domain, resolve_since_version
+from onnxcraft.types import ValueType
 
 __all__ = [
     "check_arity",

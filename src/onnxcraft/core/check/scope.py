@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from onnxcraft.core.types import ValueType
+from onnxcraft.types import ValueType
 
 __all__ = ["Defined", "Scope"]
 

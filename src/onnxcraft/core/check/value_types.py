@@ -7,9 +7,9 @@ types), which the version rules check once the whole model has been seen.
 from __future__ import annotations
 
 from onnxcraft.core.check.problems import Problems
-from onnxcraft.core.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 from onnxcraft.core.versions import FEATURE_IR, min_ir_for_elem_type
 from onnxcraft.dtypes import MAP_KEY_TYPES, ElementType
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["check_io_type", "check_tensor", "note_metadata", "note_type"]
 

@@ -3,10 +3,10 @@ into the input; SwiGLU multiplies two inputs of one shape."""
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import broadcast
 from onnxcraft.ops.math_unary.rules import same_type
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import (
     broadcast,
@@ -22,6 +21,7 @@ from onnxcraft.ops.infer_common import (
     entry_sub,
     tensor,
 )
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register", "binary_rule"]
 

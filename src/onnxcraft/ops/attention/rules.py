@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import entry_add, entry_div, entry_mul, normalize_axis
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["agree", "check_rank", "heads_divide", "register", "split_heads"]
 

@@ -5,9 +5,9 @@ A cast between integer types keeps a shape-like value known in part (data propag
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

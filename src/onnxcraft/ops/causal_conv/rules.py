@@ -3,9 +3,9 @@ of state."""
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.windows import require_rank, unify_dim
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
 from onnxcraft.ops.windows import require_rank
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

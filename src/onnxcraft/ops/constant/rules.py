@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.numerics import to_float32
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import numpy_dtype
 from onnxcraft.ops.kernel_api import KernelRegistry, Subgraph
 from onnxcraft.ops.kernel_common import fail, normalize_axis
+from onnxcraft.types import Tensor
 
 __all__ = ["register"]
 

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
 from onnxcraft.ops.recipe_common import sequence_elem, sequence_input, sequence_shapes
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

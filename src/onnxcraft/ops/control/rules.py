@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Optional, Sequence, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import merge_shape
+from onnxcraft.types import Dim, Optional, Sequence, Tensor, ValueType
 
 __all__ = ["register", "merge_types"]
 

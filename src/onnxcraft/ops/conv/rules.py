@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRegistry
 from onnxcraft.ops.windows import (
@@ -16,6 +15,7 @@ from onnxcraft.ops.windows import (
     window_attributes,
     window_output_shape,
 )
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["conv_output_shape", "register"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
 from onnxcraft.ops.windows import (
@@ -16,6 +15,7 @@ from onnxcraft.ops.windows import (
     weight_kernel,
     window_attributes,
 )
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.ops.conv.rules import conv_output_shape
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
 from onnxcraft.ops.windows import require_rank, show_shape, unify_dim
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -3,10 +3,10 @@ version 10, bool from 10 on)."""
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.attention.rules import agree, check_rank, heads_divide
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -6,9 +6,9 @@ and shape of input i, which must be a float tensor (the outputs' type constraint
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType, type_string
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -7,9 +7,9 @@ GridSample samples X (N, C, D1..Dn) at the grid's points (N, O1..On, n): the out
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.windows import require_rank, show_shape, unify_dim
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

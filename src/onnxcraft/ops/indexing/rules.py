@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, VALUE_LIMIT, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

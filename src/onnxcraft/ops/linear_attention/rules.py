@@ -7,10 +7,10 @@ follow from static hidden sizes, or from past_state.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.ops.attention.rules import agree, check_rank, heads_divide, split_heads
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import entry_mul
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

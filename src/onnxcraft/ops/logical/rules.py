@@ -6,12 +6,12 @@ itself, and Where picks entries by a known condition.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.arithmetic.rules import binary_rule
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import broadcast, broadcast_many, entries_binary, tensor
 from onnxcraft.ops.math_unary.rules import same_type
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from onnxcraft.core.types import Map, Tensor
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.ops.node_case import NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
 from onnxcraft.ops.recipe_common import feature_rows, float_values, unary
+from onnxcraft.types import Map, Tensor
 
 __all__ = ["register"]
 

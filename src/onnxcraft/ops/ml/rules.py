@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Dim, Map, Sequence, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, type_string
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product, dim_sum
+from onnxcraft.types import Dim, Map, Sequence, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

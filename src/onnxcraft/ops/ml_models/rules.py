@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, element_type_of, type_string
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.windows import require_rank, unify_dim
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -7,7 +7,6 @@ normalized axes) and type the statistics outputs.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
@@ -18,6 +17,7 @@ from onnxcraft.ops.windows import (
     spatial_input,
     unify_dim,
 )
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

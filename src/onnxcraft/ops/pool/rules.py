@@ -3,7 +3,6 @@ and MaxUnpool."""
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.windows import (
@@ -15,6 +14,7 @@ from onnxcraft.ops.windows import (
     window_attributes,
     window_output_shape,
 )
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

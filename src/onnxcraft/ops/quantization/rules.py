@@ -3,10 +3,10 @@ QLinearMatMul."""
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.linalg.rules import matmul_shape
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

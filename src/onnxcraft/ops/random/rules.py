@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType, type_string
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -6,10 +6,10 @@ sum where one exists (data propagation): ReduceProd([N, 1]) is N.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis, symbolic_product
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
 from onnxcraft.ops.windows import defined_attr, require_rank
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

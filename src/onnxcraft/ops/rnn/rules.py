@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

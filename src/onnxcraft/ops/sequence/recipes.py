@@ -9,12 +9,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from onnxcraft.core.types import Optional, Sequence, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
 from onnxcraft.ops.recipe_common import sequence_elem, sequence_input, sequence_shapes
+from onnxcraft.types import Optional, Sequence, Tensor, ValueType
 
 __all__ = ["register"]
 

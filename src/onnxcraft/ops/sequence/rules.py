@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Optional, Sequence, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
+from onnxcraft.types import Optional, Sequence, Tensor, ValueType
 
 __all__ = ["register"]
 

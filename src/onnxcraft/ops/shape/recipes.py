@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from onnxcraft.core.types import Tensor
 from onnxcraft.dtypes import ElementType, numpy_dtype
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.ops.recipe_api import NodeDraw, RecipeRegistry, recipe
+from onnxcraft.types import Tensor
 
 __all__ = ["register"]
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import (
     ALL_VERSIONS,
@@ -31,6 +30,7 @@ from onnxcraft.ops.infer_common import (
     symbolic_product,
     tensor,
 )
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register", "slice_dim"]
 

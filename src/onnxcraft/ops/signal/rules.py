@@ -7,11 +7,11 @@ Batch and untouched signal dims (symbols included) carry over from the input.
 
 from __future__ import annotations
 
-from onnxcraft.core.types import Dim, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
 from onnxcraft.ops.signal.kernels import OUTPUT_TYPES
 from onnxcraft.specs import versions
+from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
 

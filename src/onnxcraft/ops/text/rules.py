@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnxcraft.core.types import Dim, Shape, Tensor, ValueType
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import broadcast
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
 

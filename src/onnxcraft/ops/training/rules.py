@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnxcraft.core.types import Tensor, ValueType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["register"]
 

@@ -1,0 +1,468 @@
+"""The rule table applied to a whole graph: the walk behind ``oc.infer_shapes``.
+
+Types flow from the graph inputs and initializers through every node in order; subgraphs and
+model-local functions are inferred recursively (a function at each call, with the call's input
+types, values and attributes). A declared type (value_info, graph output) and an inferred one
+are merged: what either knows is kept; a contradiction is an InferenceError with
+``strict=True`` and a warning naming the node otherwise (the value then keeps what the
+declaration says).
+
+Loop and Scan bodies are inferred until their carried values stop changing: a carried value
+whose type changes from one iteration to the next is widened (differing dims become unknown),
+so what is written for the body holds for every iteration.
+
+Operators without a rule that the standard defines by a function body are inferred through
+that body (:func:`infer_through_body`, registered with the node engine when this loads).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence as Seq
+from typing import Any
+
+import numpy as np
+
+from onnxcraft import ir, specs
+from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
+from onnxcraft.core.refine import refine
+from onnxcraft.dtypes import ElementType
+from onnxcraft.errors import InferenceError, OnnxcraftError
+from onnxcraft.evaluate.spec_functions import function_from_spec
+from onnxcraft.infer.engine import infer_types, set_body_inference
+from onnxcraft.ops.control.rules import merge_types
+from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
+
+__all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
+
+# Presence flags of nodes naming every input, shared rather than rebuilt for each node.
+_ALL_PRESENT = [(True,) * n for n in range(8)]
+
+# Carried Loop/Scan values are widened at most this many times before their shape is dropped.
+_MAX_WIDENING_PASSES = 4
+
+
+class InferenceWarning(UserWarning):
+    """A declared type contradicts the inferred one (or a rule failed) in non-strict mode."""
+
+
+class GraphInference:
+    """Inference over the graphs of one model (its opsets and local functions)."""
+
+    def __init__(
+        self, functions: dict[tuple[str, str], ir.Function], opsets: dict[str, int], strict: bool
+    ) -> None:
+        self.functions = functions
+        self.opsets = opsets
+        self.strict = strict
+        self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
+
+    def problem(self, exc: OnnxcraftError) -> None:
+        if self.strict:
+            raise exc
+        warnings.warn(str(exc), InferenceWarning, stacklevel=5)
+
+    # -- graphs -----------------------------------------------------------------------------------
+
+    def graph(
+        self,
+        graph: ir.Graph,
+        outer: dict[str, ValueType | None],
+        outer_values: dict[str, Any],
+        opsets: dict[str, int],
+        implied_inputs: Seq[ValueType | None] = (),
+        input_values: Seq[Any] = (),
+        *,
+        commit: bool = True,
+    ) -> tuple[list[ValueType | None], dict[str, Any]]:
+        """Infer every node of ``graph``; returns the output types and the known values.
+
+        ``implied_inputs`` are input types the enclosing operator implies (for bodies),
+        ``input_values`` the inputs' known values (for function calls). With ``commit`` the
+        results are written into the graph: input, output and value_info types.
+        """
+        types: dict[str, ValueType | None] = dict(outer)
+        values: dict[str, Any] = dict(outer_values)
+        declared = {v.name: v.type for v in graph.value_info}
+        declared.update({v.name: v.type for v in graph.outputs})
+        input_types = self._input_types(graph, implied_inputs)
+        for i, (info, t) in enumerate(zip(graph.inputs, input_types)):
+            types[info.name] = t
+            value = input_values[i] if i < len(input_values) else None
+            if value is None:
+                values.pop(info.name, None)  # an input hides an outer value of the same name
+            else:
+                values[info.name] = value
+        for tensor in graph.initializers:
+            t = Tensor(tensor.elem_type, tensor.dims)
+            types[tensor.name] = self._refined(types.get(tensor.name), t, tensor.name)
+            if _small(tensor.dims):
+                values[tensor.name] = tensor  # decoded only if a rule asks for the value
+        for sparse in graph.sparse_initializers:
+            types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
+        for node in graph.nodes:
+            self.node(node, types, values, declared, opsets, commit)
+        outputs = [types.get(o.name, o.type) for o in graph.outputs]
+        if commit:
+            _write_types(graph, types, input_types)
+        return outputs, values
+
+    def _input_types(
+        self, graph: ir.Graph, implied: Seq[ValueType | None]
+    ) -> list[ValueType | None]:
+        result = []
+        for i, info in enumerate(graph.inputs):
+            given = implied[i] if i < len(implied) else None
+            result.append(self._refined(info.type, given, f"input {info.name!r}"))
+        return result
+
+    def _refined(
+        self, declared: ValueType | None, inferred: ValueType | None, where: str
+    ) -> ValueType | None:
+        try:
+            return refine(declared, inferred, where)
+        except InferenceError as exc:
+            self.problem(exc)
+            return declared
+
+    # -- nodes ------------------------------------------------------------------------------------
+
+    def node(
+        self,
+        node: ir.Node,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        declared: dict[str, ValueType | None],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> None:
+        names = node.inputs
+        input_types = [types.get(n) if n else None for n in names]
+        input_values = [values.get(n) if n else None for n in names] if values else []
+        try:
+            out_types, out_values = self._infer_node(
+                node, input_types, input_values, types, values, opsets, commit
+            )
+        except OnnxcraftError as exc:
+            self.problem(InferenceError(f"{_label(node)}: {exc}"))
+            out_types, out_values = [None] * len(node.outputs), {}
+        for i, name in enumerate(node.outputs):
+            if not name:
+                continue
+            inferred = out_types[i] if i < len(out_types) else None
+            given = declared.get(name) if declared else None
+            if given is None:
+                types[name] = inferred
+            else:
+                try:
+                    types[name] = refine(given, inferred, f"{_label(node)} output {name!r}")
+                except InferenceError as exc:
+                    self.problem(exc)
+                    types[name] = given
+            if i in out_values:
+                values[name] = out_values[i]
+            elif name in values:
+                del values[name]  # a name redefined here hides an outer value
+
+    def _infer_node(
+        self,
+        node: ir.Node,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
+        function = self.functions.get((node.domain, node.op_type))
+        if function is not None:
+            attrs = {a.name: a for a in node.attributes}
+            return self.function(function, input_types, input_values, attrs, opsets)
+        op = self._op(node, opsets)
+        attributes: dict[str, Any] = {}
+        bodies: dict[str, list[ValueType | None]] = {}
+        skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
+        for attr in node.attributes:
+            if attr.ref:
+                raise InferenceError(
+                    f"attribute {attr.name!r} refers to function attribute {attr.ref!r} "
+                    f"outside of a function body"
+                )
+            if attr.name == skipped:
+                continue  # a branch that never runs: its contents cannot affect the outputs
+            if attr.type == "GRAPH":
+                bodies[attr.name] = self._body(
+                    node, op, attr.value, input_types, types, values, opsets, commit
+                )
+            elif attr.type == "TENSOR":
+                attributes[attr.name] = _tensor_attribute(node, attr.value)
+            else:
+                attributes[attr.name] = attr.value
+        opset = opsets.get(node.domain, 0)
+        count = len(node.inputs)
+        present = (
+            _ALL_PRESENT[count]
+            if all(node.inputs) and count < 8
+            else [bool(n) for n in node.inputs]
+        )
+        return infer_types(
+            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
+        )
+
+    def _op(self, node: ir.Node, opsets: dict[str, int]) -> OpInfo:
+        opset = opsets.get(node.domain)
+        key = (node.domain, node.op_type, opset)
+        found = self._ops.get(key)
+        if found is None:
+            since = (
+                None
+                if opset is None
+                else specs.resolve_since_version(node.domain, node.op_type, opset)
+            )
+            if since is None:  # not a standard operator: its arity is the node's own
+                return custom_op_info(
+                    node.domain, node.op_type, len(node.inputs), len(node.outputs)
+                )
+            found = self._ops[key] = op_info(node.domain, node.op_type, since)
+        return found
+
+    # -- bodies -----------------------------------------------------------------------------------
+
+    def _body(
+        self,
+        node: ir.Node,
+        op: OpInfo,
+        graph: ir.Graph,
+        input_types: list[ValueType | None],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> list[ValueType | None]:
+        scan_8 = op.op_type == "Scan" and op.since_version == 8
+        implied = _implied_body_inputs(node, input_types, scan_8)
+        carried = _carried(node, input_types, scan_8)
+        if carried is not None:
+            implied = self._stable_carried(graph, implied, carried, types, values, opsets)
+        outputs, _ = self.graph(graph, types, values, opsets, implied, commit=commit)
+        return outputs
+
+    def _stable_carried(
+        self,
+        graph: ir.Graph,
+        implied: list[ValueType | None],
+        carried: tuple[int, int, int],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        opsets: dict[str, int],
+    ) -> list[ValueType | None]:
+        """Body input types that hold for every iteration: the carried values widened until
+        the body gives back what it receives."""
+        first, count, output_shift = carried
+        for attempt in range(_MAX_WIDENING_PASSES + 1):
+            outputs, _ = self.graph(graph, types, values, opsets, implied, commit=False)
+            widened = list(implied)
+            for j in range(first, min(first + count, len(implied))):
+                k = j - output_shift
+                merged = merge_types(implied[j], outputs[k] if 0 <= k < len(outputs) else None)
+                widened[j] = merged if attempt < _MAX_WIDENING_PASSES else _drop_shape(merged)
+            if widened == implied:
+                break
+            implied = widened
+        return implied
+
+    # -- functions --------------------------------------------------------------------------------
+
+    def function(
+        self,
+        function: ir.Function,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        attributes: dict[str, ir.Attribute],
+        opsets: dict[str, int],
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
+        """Output types and values of one call of ``function``, inferred through its body."""
+        defaults = {a.name: a for a in function.attribute_defaults}
+        graph = ir.Graph(
+            nodes=[_substitute(n, attributes, defaults) for n in function.nodes],
+            inputs=[ir.ValueInfo(n) for n in function.inputs],
+            outputs=[ir.ValueInfo(n) for n in function.outputs],
+        )
+        inner_opsets = dict(opsets)
+        inner_opsets.update(function.opset_imports)
+        # A function body sees only its own inputs, never the caller's other values.
+        outputs, values = self.graph(
+            graph, {}, {}, inner_opsets, input_types, input_values, commit=False
+        )
+        out_values = {i: values[n] for i, n in enumerate(function.outputs) if n in values}
+        return outputs, out_values
+
+
+def _label(node: ir.Node) -> str:
+    return f"node {node.name or node.op_type!r} ({node.op_type})"
+
+
+def _untaken_branch(op: OpInfo, input_values: list[Any]) -> str | None:
+    """The If branch a known condition rules out (None when the condition is unknown)."""
+    if op.op_type != "If" or op.domain != "" or not input_values:
+        return None
+    cond = input_values[0]
+    if isinstance(cond, ir.TensorData):
+        cond = cond.array()
+    if not isinstance(cond, np.ndarray) or cond.size != 1:
+        return None
+    return "else_branch" if bool(cond.reshape(-1)[0]) else "then_branch"
+
+
+def _write_types(
+    graph: ir.Graph, types: dict[str, ValueType | None], input_types: list[ValueType | None]
+) -> None:
+    """Record the inferred types in ``graph``: inputs, outputs and a value_info per value."""
+    for info, t in zip(graph.inputs, input_types):
+        info.type = t
+    recorded = set()
+    for info in graph.value_info:
+        info.type = types.get(info.name, info.type)
+        recorded.add(info.name)
+    for info in graph.outputs:
+        info.type = types.get(info.name, info.type)
+        recorded.add(info.name)
+    recorded.update(v.name for v in graph.inputs)
+    recorded.update(t.name for t in graph.initializers)
+    for node in graph.nodes:
+        for name in node.outputs:
+            if name and name not in recorded and types.get(name) is not None:
+                graph.value_info.append(ir.ValueInfo(name, types[name]))
+                recorded.add(name)
+
+
+def _tensor_attribute(node: ir.Node, value: Any) -> Any:
+    """A TENSOR attribute for the rules: decoded, unless it is a large Constant's value."""
+    if not isinstance(value, ir.TensorData):
+        return value
+    if node.op_type == "Constant" and not node.domain and not _small(value.dims):
+        return value  # its rule needs dims and element type only: keep the data undecoded
+    return value.array()
+
+
+def _substitute(
+    node: ir.Node, actual: dict[str, ir.Attribute], defaults: dict[str, ir.Attribute]
+) -> ir.Node:
+    """A copy of a function-body node with attribute references replaced by the call's values."""
+    attributes: list[ir.Attribute] = []
+    for attr in node.attributes:
+        if attr.ref:
+            source = actual.get(attr.ref) or defaults.get(attr.ref)
+            if source is not None:  # no value and no default: the attribute stays unset
+                attributes.append(ir.Attribute(attr.name, source.type, source.value))
+        else:
+            attributes.append(attr)
+    return ir.Node(node.op_type, node.inputs, node.outputs, node.domain, node.name, attributes)
+
+
+def _carried(
+    node: ir.Node, input_types: list[ValueType | None], scan_8: bool
+) -> tuple[int, int, int] | None:
+    """Where a Loop's or Scan's carried values sit: (first body input, how many, how many
+    places earlier the body returns them)."""
+    if node.domain != "":
+        return None
+    if node.op_type == "Loop":  # inputs (i, cond, carried...), outputs (cond, carried...)
+        return (2, max(len(input_types) - 2, 0), 1)
+    if node.op_type == "Scan":  # inputs (states..., scanned...), outputs (states..., ...)
+        operands = input_types[1:] if scan_8 else input_types
+        return (0, max(len(operands) - _scan_inputs_count(node), 0), 0)
+    return None
+
+
+def _scan_inputs_count(node: ir.Node) -> int:
+    attr = node.attribute("num_scan_inputs")
+    return int(attr.value) if attr is not None and attr.value is not None else 0
+
+
+def _implied_body_inputs(
+    node: ir.Node, input_types: list[ValueType | None], scan_8: bool
+) -> list[ValueType | None]:
+    """The body input types an operator's inputs imply (empty when it implies none)."""
+    if node.domain != "":
+        return []
+    if node.op_type == "Loop":
+        return [Tensor(ElementType.INT64, ()), Tensor(ElementType.BOOL, ()), *input_types[2:]]
+    if node.op_type == "Scan":
+        return _scan_body_inputs(node, input_types, scan_8)
+    if node.op_type == "SequenceMap":
+        return [t.elem if isinstance(t, Sequence) else t for t in input_types]
+    return []
+
+
+def _scan_body_inputs(
+    node: ir.Node, input_types: list[ValueType | None], scan_8: bool
+) -> list[ValueType | None]:
+    operands = input_types[1:] if scan_8 else list(input_types)
+    num_state = len(operands) - _scan_inputs_count(node)
+    states, scanned = operands[:num_state], operands[num_state:]
+    if scan_8:
+        # Scan-8: every operand has a batch axis 0 the body does not see; it scans axis 1.
+        return [
+            *(_drop_axis(t, 0) for t in states),
+            *(_drop_axis(_drop_axis(t, 1), 0) for t in scanned),
+        ]
+    axes_attr = node.attribute("scan_input_axes")
+    axes = list(axes_attr.value) if axes_attr is not None else []
+    sliced = [_drop_axis(t, int(axes[i]) if i < len(axes) else 0) for i, t in enumerate(scanned)]
+    return [*states, *sliced]
+
+
+def _drop_axis(t: ValueType | None, axis: int) -> ValueType | None:
+    if not isinstance(t, Tensor):
+        return None
+    if t.shape is None:
+        return Tensor(t.elem_type, None)
+    rank = len(t.shape)
+    if not -rank <= axis < rank:
+        return Tensor(t.elem_type, None)
+    axis = axis + rank if axis < 0 else axis
+    return Tensor(t.elem_type, t.shape[:axis] + t.shape[axis + 1 :])
+
+
+def _drop_shape(t: ValueType | None) -> ValueType | None:
+    return Tensor(t.elem_type, None) if isinstance(t, Tensor) else t
+
+
+def _small(dims: tuple[int, ...]) -> bool:
+    total = 1
+    for d in dims:
+        total *= d
+    return total <= VALUE_LIMIT
+
+
+def infer_through_body(
+    op: OpInfo,
+    input_types: Seq[ValueType | None],
+    input_values: Seq[Any],
+    attributes: dict[str, Any],
+    num_outputs: int,
+) -> tuple[list[ValueType | None], dict[int, Any]] | None:
+    """Types and values of an operator the standard defines by a function body (else None)."""
+    spec = op.spec
+    if spec is None or not spec.functions or spec.context_dependent_function:
+        return None
+    function = function_from_spec(op.domain, op.op_type, op.since_version)
+    if function is None:
+        return None
+    actual = {}
+    for name, value in attributes.items():
+        info = op.attributes.get(name)
+        if info is not None and value is not None:
+            actual[name] = ir.Attribute(name, info.type, value)
+    runner = GraphInference({}, {}, strict=True)
+    try:
+        types, values = runner.function(function, list(input_types), list(input_values), actual, {})
+    except OnnxcraftError:
+        return None  # a body that does not fit these inputs tells nothing: use the constraints
+    types = (types + [None] * num_outputs)[:num_outputs]
+    return types, values
+
+
+set_body_inference(infer_through_body)
