@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from onnxcraft.ops import windows
 from onnxcraft.ops.resize import shapes as resize_shapes
 
 # --- Resize: floor(size * scale); one common scale, rounded half up, for kept aspect ratios ---
@@ -52,3 +53,116 @@ def test_resize_kept_aspect_rounds_half_up() -> None:
     assert resize_shapes.kept_aspect_sizes([4, 3], [5, 3], "not_larger") == (1.0, [4, 3])
     # 2 * 1.25 = 2.5 rounds half up to 3 (not to the even 2).
     assert resize_shapes.kept_aspect_sizes([4, 2], [5, 2], "not_smaller") == (1.25, [5, 3])
+
+
+# --- Sliding windows (Conv, ConvTranspose, DeformConv, pools, Col2Im, MaxUnpool) ---
+
+
+@pytest.mark.parametrize(
+    ("kernel", "dilation", "expected"),
+    [(3, 1, 3), (3, 2, 5), (1, 4, 1), (4, 3, 10)],  # (k - 1) * d + 1
+)
+def test_dilated_extent(kernel: int, dilation: int, expected: int) -> None:
+    assert windows.dilated_extent(kernel, dilation) == expected
+
+
+@pytest.mark.parametrize(
+    ("size", "begin", "end", "extent", "stride", "expected"),
+    [
+        # floor((in + pad_begin + pad_end - extent) / stride) + 1
+        (5, 0, 0, 3, 1, 3),  # (5 - 3) / 1 + 1
+        (5, 1, 1, 3, 1, 5),  # "same" by explicit pads: (7 - 3) / 1 + 1
+        (7, 0, 0, 3, 2, 3),  # (7 - 3) / 2 + 1
+        (8, 0, 0, 3, 2, 3),  # floor(5 / 2) + 1 = 3: the last column is never read
+        (224, 3, 3, 7, 2, 112),  # ResNet's stem: floor(229 / 2) + 1
+        (10, 0, 0, 5, 3, 2),  # dilated kernel 3 at dilation 2: extent 5, floor(5 / 3) + 1
+        (3, 0, 0, 3, 1, 1),  # exactly one window
+        (2, 0, 0, 3, 1, 0),  # the window does not fit
+        (1, 1, 0, 3, 1, 0),  # nor with one pad
+    ],
+)
+def test_window_count_floor(
+    size: int, begin: int, end: int, extent: int, stride: int, expected: int
+) -> None:
+    assert windows.window_count(size, begin, end, extent, stride) == expected
+    assert windows.window_count(size, begin, end, extent, stride, ceil_mode=False) == expected
+
+
+@pytest.mark.parametrize(
+    ("size", "begin", "end", "extent", "stride", "expected"),
+    [
+        # ceil((in + pads - extent) / stride) + 1, dropping a window starting in the end padding
+        (8, 0, 0, 3, 2, 4),  # ceil(5 / 2) + 1 = 4; the 4th window starts at 6 < 8
+        (7, 0, 0, 3, 2, 3),  # (7 - 3) / 2 is exact: ceil changes nothing
+        (5, 0, 0, 2, 2, 3),  # ceil(3 / 2) + 1 = 3, starts 0, 2, 4
+        (4, 0, 1, 2, 2, 2),  # ceil(3 / 2) + 1 = 3, but the 3rd would start at 4, in the end pad
+        (6, 1, 1, 3, 2, 4),  # ceil(5 / 2) + 1 = 4, the 4th starts at 6 < 6 + 1 (input + begin)
+        (112, 0, 0, 3, 2, 56),  # ceil(109 / 2) + 1 = 56
+    ],
+)
+def test_window_count_ceil_mode(
+    size: int, begin: int, end: int, extent: int, stride: int, expected: int
+) -> None:
+    assert windows.window_count(size, begin, end, extent, stride, ceil_mode=True) == expected
+
+
+@pytest.mark.parametrize(
+    ("size", "stride", "expected"),
+    [(5, 1, 5), (5, 2, 3), (6, 2, 3), (7, 3, 3), (224, 2, 112), (0, 2, 0)],  # ceil(in / stride)
+)
+def test_same_output_size(size: int, stride: int, expected: int) -> None:
+    assert windows.same_output_size(size, stride) == expected
+
+
+def test_split_padding() -> None:
+    assert windows.split_padding(4, upper=True) == (2, 2)
+    assert windows.split_padding(4, upper=False) == (2, 2)
+    assert windows.split_padding(3, upper=True) == (1, 2)  # SAME_UPPER: the odd one at the end
+    assert windows.split_padding(3, upper=False) == (2, 1)  # SAME_LOWER: at the beginning
+    assert windows.split_padding(0, upper=True) == (0, 0)
+    # A negative total (ConvTranspose asked for a larger output) floors as Python does.
+    assert windows.split_padding(-3, upper=True) == (-2, -1)
+    assert windows.split_padding(-3, upper=False) == (-1, -2)
+
+
+@pytest.mark.parametrize(
+    ("size", "extent", "stride", "upper", "expected"),
+    [
+        # total = max(0, (ceil(in / stride) - 1) * stride + extent - in)
+        (5, 3, 1, True, (1, 1)),  # out 5: 4 + 3 - 5 = 2
+        (6, 3, 2, True, (0, 1)),  # out 3: 4 + 3 - 6 = 1, the odd pad at the end
+        (6, 3, 2, False, (1, 0)),  # ... at the beginning for SAME_LOWER
+        (7, 4, 2, True, (1, 2)),  # out 4: 6 + 4 - 7 = 3
+        (7, 1, 3, True, (0, 0)),  # out 3: 6 + 1 - 7 = 0
+        (8, 1, 3, True, (0, 0)),  # out 3: 6 + 1 - 8 = -1, no negative padding
+        (224, 7, 2, True, (2, 3)),  # out 112: 222 + 7 - 224 = 5
+    ],
+)
+def test_same_pads(
+    size: int, extent: int, stride: int, upper: bool, expected: tuple[int, int]
+) -> None:
+    assert windows.same_pads(size, extent, stride, upper) == expected
+
+
+@pytest.mark.parametrize(
+    ("size", "stride", "extent", "pads", "output_padding", "expected"),
+    [
+        # stride * (in - 1) + output_padding + extent - (pad_begin + pad_end)
+        (3, 1, 3, 0, 0, 5),  # undoes a valid 3-wide convolution of 5
+        (3, 2, 3, 0, 0, 7),
+        (3, 2, 3, 2, 1, 6),
+        (4, 2, 2, 0, 0, 8),  # MaxUnpool of a 2x2 / stride-2 pool
+        (3, 2, 3, 2, 0, 5),  # MaxUnpool with pads 1 + 1
+        (5, 1, 3, 2, 0, 5),  # "same" by explicit pads keeps the size
+        (1, 1, 1, 3, 0, -2),  # the caller reports negative sizes
+    ],
+)
+def test_transposed_window_size(
+    size: int, stride: int, extent: int, pads: int, output_padding: int, expected: int
+) -> None:
+    assert windows.transposed_window_size(size, stride, extent, pads, output_padding) == expected
+
+
+def test_same_transposed_size() -> None:
+    assert windows.same_transposed_size(5, 2) == 10  # in * stride
+    assert windows.same_transposed_size(7, 1) == 7
