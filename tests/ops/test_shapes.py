@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 
 from onnxcraft.ops import windows
+from onnxcraft.ops.conv import shapes as conv_shapes
+from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
+from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
 from onnxcraft.ops.resize import shapes as resize_shapes
 
 # --- Resize: floor(size * scale); one common scale, rounded half up, for kept aspect ratios ---
@@ -166,3 +169,46 @@ def test_transposed_window_size(
 def test_same_transposed_size() -> None:
     assert windows.same_transposed_size(5, 2) == 10  # in * stride
     assert windows.same_transposed_size(7, 1) == 7
+
+
+# --- Convolution channels: X (N, C, ...), W (M, C / group, ...) ---
+
+
+@pytest.mark.parametrize(
+    ("channels", "out_channels", "per_group", "group", "expected"),
+    [
+        (6, 4, 3, 2, None),  # 6 = 3 * 2, 2 divides 6 and 4
+        (8, 8, 1, 8, None),  # depthwise
+        (3, 4, 1, 2, "input channels"),  # 2 does not divide 3 (checked first)
+        (6, 3, 3, 2, "output channels"),  # 2 does not divide 3
+        (6, 4, 2, 2, "channels per group"),  # 2 * 2 = 4, not 6
+        (6, 4, 6, 1, None),
+        (6, 4, 3, 1, "channels per group"),  # group 1: W must take all 6 channels
+        (None, 3, None, 2, "output channels"),  # what is unknown is not checked
+        (6, None, None, 4, "input channels"),
+        (6, 4, None, 2, None),
+        (None, None, 5, 2, None),
+    ],
+)
+def test_conv_group_mismatch(
+    channels: int | None,
+    out_channels: int | None,
+    per_group: int | None,
+    group: int,
+    expected: str | None,
+) -> None:
+    assert conv_shapes.group_mismatch(channels, out_channels, per_group, group) == expected
+
+
+def test_conv_transpose_output_channels() -> None:
+    # W is (C, M / group, ...): 3 channels per group in 2 groups give M = 6.
+    assert conv_transpose_shapes.transposed_output_channels(3, 2) == 6
+    assert conv_transpose_shapes.transposed_output_channels(5, 1) == 5
+
+
+def test_deform_conv_offset_and_mask_channels() -> None:
+    # A 3x3 kernel (9 taps) in 2 offset groups over 2 spatial axes: 2 * 9 * 2 offsets and
+    # 2 * 9 mask values per output position.
+    assert deform_conv_shapes.offset_channels(2, 9, 2) == 36
+    assert deform_conv_shapes.mask_channels(2, 9) == 18
+    assert deform_conv_shapes.offset_channels(1, 27, 3) == 81  # 3x3x3 kernel in 3-D

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from onnxcraft.ops.conv_transpose.shapes import transposed_output_channels
 from onnxcraft.ops.im2col import int_list, scatter_windows
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
@@ -127,18 +128,19 @@ def conv_transpose(
     ct = np.float64 if x.dtype == np.float64 else np.float32
     cg = c // group
     mg = w.shape[1]
+    m = transposed_output_channels(mg, group)
     taps = int(np.prod(kernel))
     positions = int(np.prod(x.shape[2:]))
     # (group, M/group * taps, C/group) @ (N, group, C/group, positions)
     weights = w.astype(ct).reshape(group, cg, mg * taps).transpose(0, 2, 1)
     data = x.astype(ct).reshape(n, group, cg, positions)
-    cols = np.matmul(weights, data).reshape((n, group * mg, *kernel, *x.shape[2:]))
+    cols = np.matmul(weights, data).reshape((n, m, *kernel, *x.shape[2:]))
     y = scatter_windows(
         cols, out_spatial, strides=strides_t, dilations=dilations_t, pads_begin=begin
     )
     if b is not None:
-        if b.shape != (group * mg,):
-            fail(op, f"bias B must have shape ({group * mg},), got {b.shape}")
+        if b.shape != (m,):
+            fail(op, f"bias B must have shape ({m},), got {b.shape}")
         y = y + b.astype(ct).reshape((1, -1) + (1,) * nd)
     return np.ascontiguousarray(y).astype(x.dtype, copy=False)
 

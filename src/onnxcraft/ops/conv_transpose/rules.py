@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from onnxcraft.core.types import Dim, Tensor, ValueType
+from onnxcraft.ops.conv_transpose.shapes import transposed_output_channels
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
 from onnxcraft.ops.windows import (
@@ -92,7 +93,9 @@ def _conv_transpose(ctx: InferenceContext) -> list[ValueType | None]:
         raise ctx.fail(f"group={group} must divide the {c} input channels of X")
     per_group = None if w_shape is None else w_shape[1]
     m: Dim = (
-        per_group * group if isinstance(per_group, int) else (per_group if group == 1 else None)
+        transposed_output_channels(per_group, group)
+        if isinstance(per_group, int)
+        else (per_group if group == 1 else None)
     )
     _check_bias(ctx, m)
     kernel = weight_kernel(ctx, w_shape, nd)
