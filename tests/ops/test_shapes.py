@@ -10,6 +10,7 @@ from onnxcraft.ops.conv import shapes as conv_shapes
 from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
 from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
 from onnxcraft.ops.resize import shapes as resize_shapes
+from onnxcraft.ops.tensor_ops import shapes as tensor_ops_shapes
 
 # --- Resize: floor(size * scale); one common scale, rounded half up, for kept aspect ratios ---
 
@@ -212,3 +213,25 @@ def test_deform_conv_offset_and_mask_channels() -> None:
     assert deform_conv_shapes.offset_channels(2, 9, 2) == 36
     assert deform_conv_shapes.mask_channels(2, 9) == 18
     assert deform_conv_shapes.offset_channels(1, 27, 3) == 81  # 3x3x3 kernel in 3-D
+
+
+# --- Pad: pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...] over the padded axes ---
+
+
+def test_pads_by_axis_every_axis() -> None:
+    # A 3-D input padded on every axis: begins (1, 0, 2), ends (3, 4, 0).
+    assert tensor_ops_shapes.pads_by_axis([1, 0, 2, 3, 4, 0], [0, 1, 2]) == {
+        0: (1, 3),
+        1: (0, 4),
+        2: (2, 0),
+    }
+
+
+def test_pads_by_axis_follows_the_axes_order() -> None:
+    # axes (2, 0): the first begin/end pair belongs to axis 2; negative pads crop.
+    assert tensor_ops_shapes.pads_by_axis([5, -1, 6, 2], [2, 0]) == {2: (5, 6), 0: (-1, 2)}
+
+
+def test_pads_by_axis_keeps_symbolic_entries() -> None:
+    # The rule passes dims: a pad taken from a shape may be a symbol or unknown.
+    assert tensor_ops_shapes.pads_by_axis(["P", 0, None, 1], [0, 1]) == {0: ("P", None), 1: (0, 1)}
