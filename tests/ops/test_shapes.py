@@ -10,6 +10,7 @@ from onnxcraft.ops.conv import shapes as conv_shapes
 from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
 from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
 from onnxcraft.ops.resize import shapes as resize_shapes
+from onnxcraft.ops.shape import shapes as shape_shapes
 from onnxcraft.ops.tensor_ops import shapes as tensor_ops_shapes
 
 # --- Resize: floor(size * scale); one common scale, rounded half up, for kept aspect ratios ---
@@ -235,3 +236,33 @@ def test_pads_by_axis_follows_the_axes_order() -> None:
 def test_pads_by_axis_keeps_symbolic_entries() -> None:
     # The rule passes dims: a pad taken from a shape may be a symbol or unknown.
     assert tensor_ops_shapes.pads_by_axis(["P", 0, None, 1], [0, 1]) == {0: ("P", None), 1: (0, 1)}
+
+
+# --- Slice: negative bounds count from the end, then clamp to [0, dim] (forward) or
+# [-1, dim - 1] (backward) ---
+
+
+@pytest.mark.parametrize(
+    ("dim", "start", "end", "step", "bounds", "indices"),
+    [
+        (10, 2, 7, 1, (2, 7), [2, 3, 4, 5, 6]),
+        (10, 1, 8, 3, (1, 8), [1, 4, 7]),
+        (10, -3, 10, 1, (7, 10), [7, 8, 9]),  # -3 + 10 = 7
+        (10, 0, -1, 1, (0, 9), list(range(9))),  # -1 + 10 = 9
+        (10, -20, 3, 1, (0, 3), [0, 1, 2]),  # -20 + 10 = -10 clamps to 0
+        (10, 5, 2**63 - 1, 1, (5, 10), [5, 6, 7, 8, 9]),  # INT64_MAX: "to the end"
+        (10, 8, 3, 1, (8, 3), []),  # empty going forward
+        (10, 12, 20, 1, (10, 10), []),
+        (5, -1, -6, -1, (4, -1), [4, 3, 2, 1, 0]),  # backward through index 0: -6 + 5 = -1
+        (5, 20, 1, -2, (4, 1), [4, 2]),  # a start past the end clamps to dim - 1
+        (5, 3, -100, -1, (3, -1), [3, 2, 1, 0]),  # -100 + 5 = -95 clamps to -1
+        (5, -10, 0, -1, (0, 0), []),  # -10 + 5 = -5: start clamps to 0, nothing before 0
+        (0, 0, 5, 1, (0, 0), []),
+        (0, 0, -1, -1, (-1, -1), []),  # an empty axis clamps to dim - 1 = -1 backward
+    ],
+)
+def test_slice_bounds_and_indices(
+    dim: int, start: int, end: int, step: int, bounds: tuple[int, int], indices: list[int]
+) -> None:
+    assert shape_shapes.slice_bounds(dim, start, end, step) == bounds
+    assert list(shape_shapes.slice_indices(dim, start, end, step)) == indices
