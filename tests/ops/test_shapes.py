@@ -11,6 +11,7 @@ from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
 from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
 from onnxcraft.ops.resize import shapes as resize_shapes
 from onnxcraft.ops.shape import shapes as shape_shapes
+from onnxcraft.ops.signal import shapes as signal_shapes
 from onnxcraft.ops.tensor_ops import shapes as tensor_ops_shapes
 
 # --- Resize: floor(size * scale); one common scale, rounded half up, for kept aspect ratios ---
@@ -266,3 +267,48 @@ def test_slice_bounds_and_indices(
 ) -> None:
     assert shape_shapes.slice_bounds(dim, start, end, step) == bounds
     assert list(shape_shapes.slice_indices(dim, start, end, step)) == indices
+
+
+def test_shape_start_end_clamp_as_slice_bounds() -> None:
+    # Shape-15 on a rank-4 input: start/end clamp like a step-1 Slice of its dims.
+    assert shape_shapes.slice_bounds(4, 1, 3, 1) == (1, 3)
+    assert shape_shapes.slice_bounds(4, -1, 4, 1) == (3, 4)  # the last dim
+    assert shape_shapes.slice_bounds(4, -10, 10, 1) == (0, 4)  # out of range: every dim
+    assert shape_shapes.slice_bounds(4, 3, 1, 1) == (3, 1)  # nothing (the length is max(0, ...))
+
+
+# --- Signal: DFT axis, one-sided spectrum, inverse of a one-sided spectrum ---
+
+
+@pytest.mark.parametrize(
+    ("axis", "rank", "expected"),
+    [
+        (1, 3, 1),  # [batch, signal, parts]
+        (-2, 3, 1),  # -2 + 3
+        (0, 3, 0),
+        (-3, 3, 0),
+        (2, 3, None),  # the parts axis is no signal axis
+        (-1, 3, None),
+        (3, 3, None),
+        (-4, 3, None),
+        (2, 4, 2),
+    ],
+)
+def test_signal_axis(axis: int, rank: int, expected: int | None) -> None:
+    assert signal_shapes.signal_axis(axis, rank) == expected
+
+
+@pytest.mark.parametrize(("length", "bins"), [(1, 1), (2, 2), (8, 5), (9, 5), (400, 201)])
+def test_one_sided_bins(length: int, bins: int) -> None:
+    assert signal_shapes.one_sided_bins(length) == bins  # floor(n / 2) + 1
+
+
+@pytest.mark.parametrize(("bins", "length"), [(5, 8), (2, 2), (1, 0), (201, 400)])
+def test_irfft_length(bins: int, length: int) -> None:
+    assert signal_shapes.irfft_length(bins) == length  # 2 * (m - 1)
+
+
+def test_stft_frames_are_a_window_count() -> None:
+    # STFT of 16 samples, frames of 4 every 3 samples: floor((16 - 4) / 3) + 1 = 5.
+    assert windows.window_count(16, 0, 0, 4, 3) == 5
+    assert windows.window_count(16, 0, 0, 16, 7) == 1  # one frame covers the whole signal

@@ -183,7 +183,9 @@ def unsqueeze_attr(data: Any, *, axes: list[int]) -> np.ndarray:
 
 def shape(data: Any, *, start: int = 0, end: int | None = None) -> np.ndarray:
     dims = np.asarray(data).shape
-    return np.array(dims[slice(start, end)], dtype=np.int64)
+    # Shape-15's start and end clamp as Slice's bounds do with step 1.
+    first, stop = slice_bounds(len(dims), start, len(dims) if end is None else end, 1)
+    return np.array(dims[first:stop], dtype=np.int64)
 
 
 def size(data: Any) -> np.ndarray:

@@ -31,7 +31,7 @@ from onnxcraft.ops.infer_common import (
     symbolic_product,
     tensor,
 )
-from onnxcraft.ops.shape.shapes import slice_indices
+from onnxcraft.ops.shape.shapes import slice_bounds, slice_indices
 
 __all__ = ["register", "slice_dim"]
 
@@ -428,11 +428,10 @@ def _shape(ctx: InferenceContext) -> list[ValueType | None]:
     if shape is None:
         return [Tensor(ElementType.INT64, (None,))]
     rank = len(shape)
-    start = int(ctx.attr("start", 0))
     end = ctx.attr("end")
-    start = min(max(start + rank if start < 0 else start, 0), rank)
-    stop = rank if end is None else int(end)
-    stop = min(max(stop + rank if stop < 0 else stop, 0), rank)
+    start, stop = slice_bounds(
+        rank, int(ctx.attr("start", 0)), rank if end is None else int(end), 1
+    )
     dims = shape[start:stop]
     ctx.set_dims_value(0, dims)
     return [tensor(ElementType.INT64, (max(stop - start, 0),))]
