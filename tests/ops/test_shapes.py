@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from onnxcraft.ops import windows
+from onnxcraft.ops.attention import shapes as attention_shapes
 from onnxcraft.ops.conv import shapes as conv_shapes
 from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
 from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
@@ -312,3 +313,22 @@ def test_stft_frames_are_a_window_count() -> None:
     # STFT of 16 samples, frames of 4 every 3 samples: floor((16 - 4) / 3) + 1 = 5.
     assert windows.window_count(16, 0, 0, 4, 3) == 5
     assert windows.window_count(16, 0, 0, 16, 7) == 1  # one frame covers the whole signal
+
+
+# --- Attention heads: hidden = heads * head_size; query heads in groups per key/value head ---
+
+
+@pytest.mark.parametrize(
+    ("hidden", "heads", "expected"),
+    [(64, 8, 8), (768, 12, 64), (6, 1, 6), (0, 4, 0), (10, 4, None), (7, 2, None)],
+)
+def test_head_size(hidden: int, heads: int, expected: int | None) -> None:
+    assert attention_shapes.head_size(hidden, heads) == expected
+
+
+@pytest.mark.parametrize(
+    ("q_heads", "kv_heads", "expected"),
+    [(8, 8, 1), (8, 2, 4), (32, 8, 4), (8, 1, 8), (6, 4, None), (8, 0, None), (0, 2, 0)],
+)
+def test_query_group(q_heads: int, kv_heads: int, expected: int | None) -> None:
+    assert attention_shapes.query_group(q_heads, kv_heads) == expected
