@@ -10,6 +10,7 @@ from onnxcraft.ops.attention import shapes as attention_shapes
 from onnxcraft.ops.conv import shapes as conv_shapes
 from onnxcraft.ops.conv_transpose import shapes as conv_transpose_shapes
 from onnxcraft.ops.deform_conv import shapes as deform_conv_shapes
+from onnxcraft.ops.indexing import shapes as indexing_shapes
 from onnxcraft.ops.resize import shapes as resize_shapes
 from onnxcraft.ops.shape import shapes as shape_shapes
 from onnxcraft.ops.signal import shapes as signal_shapes
@@ -332,3 +333,17 @@ def test_head_size(hidden: int, heads: int, expected: int | None) -> None:
 )
 def test_query_group(q_heads: int, kv_heads: int, expected: int | None) -> None:
     assert attention_shapes.query_group(q_heads, kv_heads) == expected
+
+
+# --- GatherND: indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1]:] ---
+
+
+def test_gather_nd_shape() -> None:
+    # data (2, 3, 4), indices (5, 2): each of 5 pairs picks a row of 4 -> (5, 4).
+    assert indexing_shapes.gather_nd_shape((2, 3, 4), (5, 2), 2, 0) == (5, 4)
+    # Full-depth indices pick scalars: (5, 3) into (2, 3, 4) -> (5,).
+    assert indexing_shapes.gather_nd_shape((2, 3, 4), (5, 3), 3, 0) == (5,)
+    # batch_dims=1: data (2, 3, 4), indices (2, 6, 1) -> (2, 6) + data[1 + 1:] = (2, 6, 4).
+    assert indexing_shapes.gather_nd_shape((2, 3, 4), (2, 6, 1), 1, 1) == (2, 6, 4)
+    # The rule's symbols and unknown dims pass through.
+    assert indexing_shapes.gather_nd_shape(("N", 3, None), ("K", 1), 1, 0) == ("K", 3, None)

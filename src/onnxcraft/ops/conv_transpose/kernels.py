@@ -1,7 +1,7 @@
 """Transposed convolution and its building block: ConvTranspose and Col2Im.
 
 Both compute per-tap contributions with one matrix multiply (or take them as input, for Col2Im)
-and add them back onto the output image tap by tap (:func:`_im2col.scatter_windows`).
+and add them back onto the output image tap by tap (:func:`onnxcraft.ops.im2col.scatter_windows`).
 """
 
 from __future__ import annotations
