@@ -9,10 +9,12 @@ A family folder ``ops/<family>/`` holds up to four parts, each a module exposing
     recipes.py  hypothesis recipes of valid nodes    (a ``RecipeRegistry``, ops/recipe_api.py;
                                                       loaded only by :mod:`onnxcraft.testing`)
 
-plus whatever the rules and kernels of the family compute alike. The modules directly in
-``ops/`` are the kit that parts are written with (contexts, tables, shared helpers). The list of
-families is the list of folders, read once; the engines (:mod:`onnxcraft.infer`,
-:mod:`onnxcraft.evaluate`) and the testing toolkit fill their tables through :func:`load`.
+plus ``shapes.py``: the formulas its rules and kernels compute alike (output sizes, index
+clamping), written once and called by both; sliding-window arithmetic shared by several families
+is in ``ops/windows.py``. The modules directly in ``ops/`` are the kit that parts are written
+with (contexts, tables, shared helpers). The list of families is the list of folders, read
+once; the engines (:mod:`onnxcraft.infer`, :mod:`onnxcraft.evaluate`) and the testing toolkit
+fill their tables through :func:`load`.
 """
 
 from __future__ import annotations

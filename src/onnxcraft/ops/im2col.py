@@ -3,7 +3,8 @@
 Convolution and pooling kernels share this module:
 
 - :func:`resolve_geometry` turns ``auto_pad``, ``pads``, ``ceil_mode``, strides and dilations
-  into a :class:`WindowGeometry` (pads actually used and output sizes);
+  into a :class:`WindowGeometry` (pads actually used and output sizes), with the integer
+  formulas the inference rules use too (:mod:`onnxcraft.ops.windows`);
 - :func:`window_view` gives every window of a padded image as a zero-copy strided view
   ``(N, C, *out, *kernel)`` — the im2col that Conv feeds to one matrix multiply;
 - :func:`separable_reduce` max- or sum-pools without materialising padding, axis by axis;
@@ -21,6 +22,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from onnxcraft.ops.kernel_common import fail
+from onnxcraft.ops.windows import (
+    AUTO_PAD_MODES,
+    dilated_extent,
+    same_output_size,
+    same_pads,
+    window_count,
+)
 
 __all__ = [
     "WindowGeometry",
@@ -34,8 +42,6 @@ __all__ = [
     "tap_views",
     "window_view",
 ]
-
-AUTO_PAD_MODES = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ class WindowGeometry:
     @property
     def spans(self) -> tuple[int, ...]:
         """The extent of a dilated window along each axis."""
-        return tuple((k - 1) * d + 1 for k, d in zip(self.kernel, self.dilations, strict=True))
+        return tuple(dilated_extent(k, d) for k, d in zip(self.kernel, self.dilations, strict=True))
 
 
 def int_list(value: Sequence[int] | None, length: int, default: int) -> tuple[int, ...]:
@@ -104,7 +110,7 @@ def resolve_geometry(
     if auto_pad not in AUTO_PAD_MODES:
         fail(op, f"auto_pad must be one of {AUTO_PAD_MODES}, got {auto_pad!r}")
 
-    spans = [(k - 1) * d + 1 for k, d in zip(kernel_t, dilations_t, strict=True)]
+    spans = [dilated_extent(k, d) for k, d in zip(kernel_t, dilations_t, strict=True)]
     begin: list[int] = []
     end: list[int] = []
     out: list[int] = []
@@ -112,23 +118,11 @@ def resolve_geometry(
     for i in range(nd):
         size, span, stride = int(spatial[i]), spans[i], strides_t[i]
         if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            n_out = -(-size // stride)
-            total = max(0, (n_out - 1) * stride + span - size)
-            small, large = total // 2, total - total // 2
-            b, e = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
-        elif auto_pad == "VALID":
-            b = e = 0
-            n_out = _count_windows(size, span, stride, ceil_mode)
-            # As with explicit pads: a ceil-mode window may not start past the input.
-            if ceil_mode and n_out > 0 and (n_out - 1) * stride >= size:
-                n_out -= 1
+            n_out = same_output_size(size, stride)
+            b, e = same_pads(size, span, stride, auto_pad == "SAME_UPPER")
         else:
-            b, e = pads_t[i], pads_t[nd + i]
-            n_out = _count_windows(size + b + e, span, stride, ceil_mode)
-            # A ceil-mode window must start inside the input or its leading padding.
-            if ceil_mode and n_out > 0 and (n_out - 1) * stride >= size + b:
-                n_out -= 1
-        n_out = max(n_out, 0)
+            b, e = (0, 0) if auto_pad == "VALID" else (pads_t[i], pads_t[nd + i])
+            n_out = window_count(size, b, e, span, stride, ceil_mode)
         needed = (n_out - 1) * stride + span if n_out > 0 else 0
         begin.append(b)
         end.append(e)
@@ -137,14 +131,6 @@ def resolve_geometry(
     return WindowGeometry(
         kernel_t, strides_t, dilations_t, tuple(begin), tuple(end), tuple(out), tuple(extra)
     )
-
-
-def _count_windows(padded: int, span: int, stride: int, ceil_mode: bool) -> int:
-    if padded < span:
-        return 0
-    if ceil_mode:
-        return -(-(padded - span) // stride) + 1
-    return (padded - span) // stride + 1
 
 
 def pad_spatial(x: np.ndarray, geom: WindowGeometry, value: float | int) -> np.ndarray:

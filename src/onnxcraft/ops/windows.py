@@ -1,4 +1,10 @@
-"""Shape arithmetic shared by the vision rules: sliding windows, attributes, dim checks.
+"""Sliding-window shape arithmetic, and the vision rules' helpers for attributes and dim checks.
+
+The integer formulas come first: the extent of a dilated window, how many windows fit
+(``ceil_mode`` included), SAME padding and its split, and the size a transposed window operation
+(ConvTranspose, MaxUnpool) produces. They take known sizes only, and both sides use them: the
+kernels (through :func:`onnxcraft.ops.im2col.resolve_geometry` and their own code) once per node,
+the rules wherever the dims are known.
 
 Convolution and pooling rules resolve ``auto_pad``, ``pads``, ``strides``, ``dilations`` and
 ``ceil_mode`` through :func:`window_attributes` and get each output size from
@@ -20,19 +26,84 @@ __all__ = [
     "AUTO_PAD_MODES",
     "WindowAttributes",
     "defined_attr",
+    "dilated_extent",
     "ints_attr",
     "require_rank",
+    "same_output_size",
+    "same_pads",
     "same_padding_output_dim",
+    "same_transposed_size",
     "show_shape",
     "spatial_input",
+    "split_padding",
+    "transposed_window_size",
     "unify_dim",
     "weight_kernel",
     "window_attributes",
+    "window_count",
     "window_output_dim",
     "window_output_shape",
 ]
 
 AUTO_PAD_MODES = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+def dilated_extent(kernel: int, dilation: int) -> int:
+    """The input extent one window covers: ``(kernel - 1) * dilation + 1``."""
+    return (kernel - 1) * dilation + 1
+
+
+def window_count(
+    size: int, begin: int, end: int, extent: int, stride: int, ceil_mode: bool = False
+) -> int:
+    """How many windows of ``extent`` fit along an axis of ``size`` padded by ``begin``/``end``.
+
+    ``floor((size + begin + end - extent) / stride) + 1``, or with ``ceil_mode`` the ceiling,
+    less a last window that would start in the end padding. 0 when even one window does not fit
+    (a rule rejects that case before asking).
+    """
+    padded = size + begin + end
+    if padded < extent:
+        return 0
+    if not ceil_mode:
+        return (padded - extent) // stride + 1
+    count = -(-(padded - extent) // stride) + 1
+    # A ceil-mode window must start inside the input or its leading padding.
+    if (count - 1) * stride >= size + begin:
+        count -= 1
+    return count
+
+
+def same_output_size(size: int, stride: int) -> int:
+    """SAME_UPPER / SAME_LOWER output size: ``ceil(size / stride)``, whatever the kernel."""
+    return -(-size // stride)
+
+
+def split_padding(total: int, upper: bool) -> tuple[int, int]:
+    """(begin, end) halves of ``total`` padding; the odd one goes at the end when ``upper``
+    (SAME_UPPER), at the beginning otherwise (SAME_LOWER)."""
+    small = total // 2
+    large = total - small
+    return (small, large) if upper else (large, small)
+
+
+def same_pads(size: int, extent: int, stride: int, upper: bool) -> tuple[int, int]:
+    """(begin, end) pads that SAME padding adds so ``ceil(size / stride)`` windows fit."""
+    total = max(0, (same_output_size(size, stride) - 1) * stride + extent - size)
+    return split_padding(total, upper)
+
+
+def transposed_window_size(
+    size: int, stride: int, extent: int, pads: int, output_padding: int = 0
+) -> int:
+    """The size a transposed window operation (ConvTranspose, MaxUnpool) produces:
+    ``stride * (size - 1) + output_padding + extent - pads`` (``pads``: begin plus end)."""
+    return stride * (size - 1) + output_padding + extent - pads
+
+
+def same_transposed_size(size: int, stride: int) -> int:
+    """A transposed convolution's output size under SAME padding: ``size * stride``."""
+    return size * stride
 
 
 def defined_attr(ctx: InferenceContext, name: str, default: Any) -> Any:
@@ -146,7 +217,7 @@ def window_attributes(ctx: InferenceContext, nd: int, *, auto_pad: bool = True) 
 def same_padding_output_dim(size: Dim, stride: int) -> Dim:
     """SAME_UPPER / SAME_LOWER output size: ceil(size / stride), whatever the kernel."""
     if isinstance(size, int):
-        return -(-size // stride)
+        return same_output_size(size, stride)
     return size if stride == 1 else None
 
 
@@ -165,7 +236,7 @@ def window_output_dim(
         return None
     if kernel < 1:
         raise ctx.fail(f"kernel size must be positive, got {kernel} along spatial axis {axis}")
-    span = (kernel - 1) * window.dilations[axis] + 1
+    span = dilated_extent(kernel, window.dilations[axis])
     if not isinstance(size, int):
         # Stride 1 with padding that exactly restores the size keeps the (symbolic) dim.
         return size if stride == 1 and begin + end == span - 1 else None
@@ -176,13 +247,7 @@ def window_output_dim(
             f"larger than the padded input along spatial axis {axis} (size {size} + pads "
             f"{begin} + {end} = {padded})"
         )
-    if not window.ceil_mode:
-        return (padded - span) // stride + 1
-    count = -(-(padded - span) // stride) + 1
-    # A ceil-mode window that would start in the end padding is dropped.
-    if (count - 1) * stride >= size + begin:
-        count -= 1
-    return count
+    return window_count(size, begin, end, span, stride, window.ceil_mode)
 
 
 def window_output_shape(

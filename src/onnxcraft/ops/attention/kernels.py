@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.attention.shapes import head_size, query_group
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, normalize_axis
 from onnxcraft.ops.lowp import Precision, float_values
@@ -42,9 +43,10 @@ def _to_4d(x: np.ndarray, heads: int | None, name: str, attr: str) -> np.ndarray
     if heads is None or heads <= 0:
         fail(_OP, f"{name} is 3-D, so the attribute {attr} (a positive head count) is required")
     batch, length, hidden = x.shape
-    if hidden % heads:
+    size = head_size(hidden, heads)
+    if size is None:
         fail(_OP, f"{name}: hidden size {hidden} is not divisible by {attr}={heads}")
-    split: np.ndarray = x.reshape(batch, length, heads, hidden // heads)
+    split: np.ndarray = x.reshape(batch, length, heads, size)
     return np.transpose(split, (0, 2, 1, 3))
 
 
@@ -56,8 +58,9 @@ def _check_ranks(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
             fail(_OP, f"{name} must have the rank of Q ({q.ndim}), got shape {list(x.shape)}")
 
 
-def check_heads(op: str, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
-    """Shapes of the 4-D Q, K (with past) and V (with past) agree with each other."""
+def check_heads(op: str, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> int:
+    """Shapes of the 4-D Q, K (with past) and V (with past) agree with each other; returns how
+    many query heads each key/value head serves."""
     if not q.shape[0] == k.shape[0] == v.shape[0]:
         fail(op, f"batch sizes differ: Q {q.shape[0]}, K {k.shape[0]}, V {v.shape[0]}")
     if q.shape[3] != k.shape[3]:
@@ -68,8 +71,10 @@ def check_heads(op: str, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
             f"K and V must have the same heads and sequence length; got (heads, sequence) "
             f"{tuple(k.shape[1:3])} and {tuple(v.shape[1:3])}",
         )
-    if k.shape[1] == 0 or q.shape[1] % k.shape[1]:
+    group = query_group(q.shape[1], k.shape[1])
+    if group is None:
         fail(op, f"{q.shape[1]} query heads are not a multiple of {k.shape[1]} key/value heads")
+    return group
 
 
 def _append_cache(new: np.ndarray, past: Any, name: str) -> np.ndarray:
@@ -257,10 +262,9 @@ def attention(
     present_value = _append_cache(
         _to_4d(v_in, kv_num_heads, "V", "kv_num_heads"), past_value, "past_value"
     )
-    check_heads(_OP, Q, present_key, present_value)
+    group = check_heads(_OP, Q, present_key, present_value)  # query heads per K/V head
     batch, q_heads, q_length, _ = Q.shape
     scores_shape = (batch, q_heads, q_length, present_key.shape[2])
-    group = q_heads // present_key.shape[1]  # each K/V head serves a group of query heads
     keys = np.repeat(float_values(present_key), group, axis=1)
     values = np.repeat(float_values(present_value), group, axis=1)
 

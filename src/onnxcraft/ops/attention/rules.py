@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from onnxcraft.ops.attention.shapes import head_size, query_group
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import entry_add, entry_div, entry_mul, normalize_axis
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
@@ -43,9 +44,12 @@ def check_rank(ctx: InferenceContext, index: int, name: str, ranks: tuple[int, .
 
 def split_heads(ctx: InferenceContext, name: str, hidden: Dim, heads: int, attr: str) -> Dim:
     """The per-head size of a packed ``heads * size`` dim (a static hidden size must divide)."""
-    if isinstance(hidden, int) and hidden % heads:
+    if not isinstance(hidden, int):
+        return entry_div(hidden, heads)  # a symbol is known only for a single head
+    size = head_size(hidden, heads)
+    if size is None:
         raise ctx.fail(f"{name}: hidden size {hidden} is not divisible by {attr}={heads}")
-    return entry_div(hidden, heads)
+    return size
 
 
 def heads_divide(ctx: InferenceContext, q_heads: Dim, kv_heads: Dim) -> None:
@@ -53,7 +57,7 @@ def heads_divide(ctx: InferenceContext, q_heads: Dim, kv_heads: Dim) -> None:
     if (
         isinstance(q_heads, int)
         and isinstance(kv_heads, int)
-        and (kv_heads == 0 or q_heads % kv_heads)
+        and query_group(q_heads, kv_heads) is None
     ):
         raise ctx.fail(f"{q_heads} query heads are not a multiple of {kv_heads} key/value heads")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.im2col import (
     WindowGeometry,
     pad_spatial,
@@ -29,13 +30,14 @@ def check_conv_operands(op: str, x: np.ndarray, w: np.ndarray, group: int) -> No
         fail(op, f"input X must have rank >= 3 (N, C, spatial...), got shape {x.shape}")
     if w.ndim != x.ndim:
         fail(op, f"weight W must have the rank of X ({x.ndim}), got shape {w.shape}")
-    if group < 1 or x.shape[1] % group or w.shape[0] % group:
+    problem = None if group < 1 else group_mismatch(x.shape[1], w.shape[0], w.shape[1], group)
+    if group < 1 or problem in ("input channels", "output channels"):
         fail(
             op,
             f"group={group} must divide the {x.shape[1]} input channels and the "
             f"{w.shape[0]} output channels",
         )
-    if w.shape[1] * group != x.shape[1]:
+    if problem == "channels per group":
         fail(
             op,
             f"weight W has {w.shape[1]} channels per group but X has {x.shape[1]} "

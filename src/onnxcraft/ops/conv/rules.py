@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from onnxcraft.dtypes import ElementType
+from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRegistry
 from onnxcraft.ops.windows import (
     require_rank,
@@ -38,18 +39,25 @@ def _check_channels(
     ctx: InferenceContext, x_shape: Shape, w_shape: Shape, group: int, w_arg: str
 ) -> None:
     """C = W.shape[1] * group, and group divides both C and M."""
-    c = None if x_shape is None else x_shape[1]
-    m = None if w_shape is None else w_shape[0]
-    per_group = None if w_shape is None else w_shape[1]
-    if isinstance(c, int) and c % group:
+    c = _known(None if x_shape is None else x_shape[1])
+    m = _known(None if w_shape is None else w_shape[0])
+    per_group = _known(None if w_shape is None else w_shape[1])
+    problem = group_mismatch(c, m, per_group, group)
+    if problem == "input channels":
         raise ctx.fail(f"group={group} must divide the {c} input channels of X")
-    if isinstance(m, int) and m % group:
+    if problem == "output channels":
         raise ctx.fail(f"group={group} must divide the {m} output channels of {w_arg} (dim 0)")
-    if isinstance(c, int) and isinstance(per_group, int) and per_group * group != c:
+    if problem == "channels per group":
+        assert per_group is not None
         raise ctx.fail(
             f"weight {w_arg} has {per_group} channels per group (dim 1), so X must have "
             f"{per_group} * group={group} = {per_group * group} channels, got {c}"
         )
+
+
+def _known(dim: Dim) -> int | None:
+    """A dim's value when it is a known number (symbols and unknown dims tell nothing here)."""
+    return dim if isinstance(dim, int) else None
 
 
 def _check_bias(ctx: InferenceContext, index: int | None, m: Dim) -> None:

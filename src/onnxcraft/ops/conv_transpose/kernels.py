@@ -1,7 +1,7 @@
 """Transposed convolution and its building block: ConvTranspose and Col2Im.
 
 Both compute per-tap contributions with one matrix multiply (or take them as input, for Col2Im)
-and add them back onto the output image tap by tap (:func:`_im2col.scatter_windows`).
+and add them back onto the output image tap by tap (:func:`onnxcraft.ops.im2col.scatter_windows`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from onnxcraft.ops.conv_transpose.shapes import transposed_output_channels
 from onnxcraft.ops.im2col import int_list, scatter_windows
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.windows import (
+    dilated_extent,
+    same_transposed_size,
+    split_padding,
+    transposed_window_size,
+    window_count,
+)
 
 __all__ = ["register"]
 
@@ -30,25 +38,27 @@ def _transpose_pads(
 ) -> tuple[list[int], list[int]]:
     """Leading pads and output sizes of a transposed convolution, per the spec's equations."""
     nd = len(in_spatial)
-    full = [
-        s * (i - 1) + op + (k - 1) * d + 1
-        for i, k, s, d, op in zip(
-            in_spatial, kernel, strides, dilations, output_padding, strict=True
-        )
-    ]
+    extents = [dilated_extent(k, d) for k, d in zip(kernel, dilations, strict=True)]
     if output_shape is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        output_shape = [i * s for i, s in zip(in_spatial, strides, strict=True)]
+        output_shape = [
+            same_transposed_size(i, s) for i, s in zip(in_spatial, strides, strict=True)
+        ]
     if output_shape is None:
         begin = list(pads[:nd])
-        out = [f - pads[i] - pads[nd + i] for i, f in enumerate(full)]
+        out = [
+            transposed_window_size(
+                in_spatial[i], strides[i], extents[i], pads[i] + pads[nd + i], op
+            )
+            for i, op in zip(range(nd), output_padding, strict=True)
+        ]
         return begin, out
     begin = []
-    for f, o in zip(full, output_shape, strict=True):
-        total = f - o
-        # Python's floor division matches the spec's "/2" for the non-negative totals it
-        # describes; negative totals (a larger output) put zeros around the result.
-        half = total // 2
-        begin.append(half if auto_pad == "SAME_UPPER" else total - half)
+    for i, o in zip(range(nd), output_shape, strict=True):
+        # The pads that take the unpadded output down to the requested size. Python's floor
+        # division matches the spec's "/2" for the non-negative totals it describes; negative
+        # totals (a larger output) put zeros around the result.
+        total = transposed_window_size(in_spatial[i], strides[i], extents[i], 0, output_padding[i])
+        begin.append(split_padding(total - o, auto_pad == "SAME_UPPER")[0])
     return begin, list(output_shape)
 
 
@@ -118,18 +128,19 @@ def conv_transpose(
     ct = np.float64 if x.dtype == np.float64 else np.float32
     cg = c // group
     mg = w.shape[1]
+    m = transposed_output_channels(mg, group)
     taps = int(np.prod(kernel))
     positions = int(np.prod(x.shape[2:]))
     # (group, M/group * taps, C/group) @ (N, group, C/group, positions)
     weights = w.astype(ct).reshape(group, cg, mg * taps).transpose(0, 2, 1)
     data = x.astype(ct).reshape(n, group, cg, positions)
-    cols = np.matmul(weights, data).reshape((n, group * mg, *kernel, *x.shape[2:]))
+    cols = np.matmul(weights, data).reshape((n, m, *kernel, *x.shape[2:]))
     y = scatter_windows(
         cols, out_spatial, strides=strides_t, dilations=dilations_t, pads_begin=begin
     )
     if b is not None:
-        if b.shape != (group * mg,):
-            fail(op, f"bias B must have shape ({group * mg},), got {b.shape}")
+        if b.shape != (m,):
+            fail(op, f"bias B must have shape ({m},), got {b.shape}")
         y = y + b.astype(ct).reshape((1, -1) + (1,) * nd)
     return np.ascontiguousarray(y).astype(x.dtype, copy=False)
 
@@ -159,7 +170,7 @@ def col2im(
     dilations_t = int_list(dilations, nd, 1)
     pads_t = int_list(pads, 2 * nd, 0)
     blocks_per_axis = [
-        (i + pads_t[k] + pads_t[nd + k] - (b - 1) * d - 1) // s + 1
+        window_count(i, pads_t[k], pads_t[nd + k], dilated_extent(b, d), s)
         for k, (i, b, s, d) in enumerate(zip(image, block, strides_t, dilations_t, strict=True))
     ]
     taps = int(np.prod(block))

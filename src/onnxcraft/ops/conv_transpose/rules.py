@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from onnxcraft.ops.conv_transpose.shapes import transposed_output_channels
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
 from onnxcraft.ops.windows import (
     WindowAttributes,
+    dilated_extent,
     ints_attr,
     require_rank,
+    same_transposed_size,
     show_shape,
+    transposed_window_size,
     unify_dim,
     weight_kernel,
     window_attributes,
+    window_count,
 )
 from onnxcraft.types import Dim, Tensor, ValueType
 
@@ -47,17 +52,17 @@ def _transposed_dim(
     stride = window.strides[axis]
     if window.auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         if isinstance(size, int):
-            return size * stride
+            return same_transposed_size(size, stride)
         return size if stride == 1 else None
     nd = window.ndim
     pads = 0 if window.auto_pad == "VALID" else window.pads[axis] + window.pads[nd + axis]
     if not isinstance(kernel, int):
         return None
-    span = (kernel - 1) * window.dilations[axis] + 1
-    growth = output_padding + span - 1 - pads  # what the output adds to stride * (size - 1) + 1
+    span = dilated_extent(kernel, window.dilations[axis])
     if not isinstance(size, int):
-        return size if stride == 1 and growth == 0 else None
-    out = stride * (size - 1) + 1 + growth
+        # With stride 1 the output is the input when the window adds exactly what pads remove.
+        return size if stride == 1 and output_padding + span - 1 == pads else None
+    out = transposed_window_size(size, stride, span, pads, output_padding)
     if out < 0:
         raise ctx.fail(
             f"pads {window.pads} leave a negative output size ({out}) along spatial axis {axis} "
@@ -88,7 +93,9 @@ def _conv_transpose(ctx: InferenceContext) -> list[ValueType | None]:
         raise ctx.fail(f"group={group} must divide the {c} input channels of X")
     per_group = None if w_shape is None else w_shape[1]
     m: Dim = (
-        per_group * group if isinstance(per_group, int) else (per_group if group == 1 else None)
+        transposed_output_channels(per_group, group)
+        if isinstance(per_group, int)
+        else (per_group if group == 1 else None)
     )
     _check_bias(ctx, m)
     kernel = weight_kernel(ctx, w_shape, nd)
@@ -119,14 +126,15 @@ def _block_count(
 ) -> int:
     """How many blocks fit along one image axis (the windows Im2Col would have taken)."""
     nd = window.ndim
-    span = (block - 1) * window.dilations[axis] + 1
-    padded = image + window.pads[axis] + window.pads[nd + axis]
+    begin, end = window.pads[axis], window.pads[nd + axis]
+    span = dilated_extent(block, window.dilations[axis])
+    padded = image + begin + end
     if block < 1 or padded < span:
         raise ctx.fail(
             f"block_shape entry {block} (extent {span}) does not fit the padded image size "
             f"{padded} along axis {axis}"
         )
-    return (padded - span) // window.strides[axis] + 1
+    return window_count(image, begin, end, span, window.strides[axis])
 
 
 def _col2im(ctx: InferenceContext) -> list[ValueType | None]:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv_geometry
+from onnxcraft.ops.deform_conv.shapes import mask_channels, offset_channels
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
 
@@ -80,10 +81,10 @@ def deform_conv(
     out = geom.out_shape
     if offset_group < 1 or c % offset_group:
         fail(op, f"offset_group={offset_group} must divide the {c} input channels")
-    want_offset = (n, offset_group * taps * nd, *out)
+    want_offset = (n, offset_channels(offset_group, taps, nd), *out)
     if offset.shape != want_offset:
         fail(op, f"offset must have shape {want_offset}, got {offset.shape}")
-    want_mask = (n, offset_group * taps, *out)
+    want_mask = (n, mask_channels(offset_group, taps), *out)
     if mask is not None and mask.shape != want_mask:
         fail(op, f"mask must have shape {want_mask}, got {mask.shape}")
     ct: Any = np.float64 if x.dtype == np.float64 else np.float32

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from onnxcraft.ops.conv.rules import conv_output_shape
+from onnxcraft.ops.deform_conv.shapes import mask_channels, offset_channels
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import dim_product
 from onnxcraft.ops.windows import require_rank, show_shape, unify_dim
@@ -36,8 +37,8 @@ def _deform_conv(ctx: InferenceContext) -> list[ValueType | None]:
             f"offset_group={offset_group} must be positive and divide the {channels} channels of X"
         )
     taps = None if w_shape is None else dim_product(w_shape[2:])
-    per_tap = None if taps is None else offset_group * taps
-    offsets = None if per_tap is None else per_tap * nd
+    per_tap = None if taps is None else mask_channels(offset_group, taps)
+    offsets = None if taps is None else offset_channels(offset_group, taps, nd)
     _check_per_position(ctx, 2, "offset", (shape[0], offsets, *shape[2:]))
     if ctx.has_input(3):
         bias = require_rank(ctx, 3, "B", exactly=1)

@@ -30,7 +30,8 @@ _OP = "FlexAttention"
 _DOMAIN = "ai.onnx.preview"
 
 
-def _check_shapes(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+def _check_shapes(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> int:
+    """Checks Q, K and V; returns how many query heads each key/value head serves."""
     for name, x in (("Q", q), ("K", k), ("V", v)):
         if x.ndim != 4:
             fail(
@@ -40,7 +41,7 @@ def _check_shapes(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
             )
         if x.dtype != q.dtype:
             fail(_OP, f"{name} must have the element type of Q ({q.dtype}); got {x.dtype}")
-    check_heads(_OP, q, k, v)
+    return check_heads(_OP, q, k, v)
 
 
 def _softmax_type(t1: Precision, softmax_precision: int | None) -> Precision:
@@ -85,10 +86,9 @@ def flex_attention(
     softmax_precision: int | None = None,
 ) -> np.ndarray:
     q_in, k_in, v_in = np.asarray(q), np.asarray(k), np.asarray(v)
-    _check_shapes(q_in, k_in, v_in)
+    group = _check_shapes(q_in, k_in, v_in)
     t1 = Precision.of(_OP, q_in, "Q")
     work = _softmax_type(t1, softmax_precision)
-    group = q_in.shape[1] // k_in.shape[1]
     keys = np.repeat(float_values(k_in), group, axis=1)
     values = np.repeat(float_values(v_in), group, axis=1)
     # The scale is computed in float32 and applied as sqrt(scale) to Q and K, in T1.

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.indexing.shapes import gather_nd_shape
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp, normalize_axis
 from onnxcraft.ops.lowp import Precision, as_float, encode_like
@@ -194,7 +195,7 @@ def gather_nd(data: Any, indices: Any, *, batch_dims: int = 0) -> np.ndarray:
     flat_index = np.where(flat_index < 0, flat_index + dims, flat_index)
     out = [flat_data[b][tuple(flat_index[b].T)] for b in range(batch)]
     result = np.stack(out) if out else np.zeros((0,), data.dtype)
-    return np.asarray(result.reshape(index.shape[:-1] + data.shape[batch_dims + depth :]))
+    return np.asarray(result.reshape(gather_nd_shape(data.shape, index.shape, depth, batch_dims)))
 
 
 def register(kernels: KernelRegistry) -> None:

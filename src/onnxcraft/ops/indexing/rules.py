@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onnxcraft.ops.indexing.shapes import gather_nd_shape
 from onnxcraft.ops.infer_api import ALL_VERSIONS, VALUE_LIMIT, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
 from onnxcraft.types import Tensor, ValueType
@@ -73,7 +74,7 @@ def _gather_nd(ctx: InferenceContext) -> list[ValueType | None]:
             f"indices.shape[-1] = {depth} (with batch_dims={batch}) exceeds the rank of data "
             f"({len(data)})"
         )
-    return [Tensor(ctx.elem(0), (*indices[:-1], *data[batch + depth :]))]
+    return [Tensor(ctx.elem(0), gather_nd_shape(data, indices, depth, batch))]
 
 
 def register(rules: RuleRegistry) -> None:

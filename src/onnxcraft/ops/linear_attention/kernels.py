@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.attention.shapes import head_size, query_group
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail
 from onnxcraft.ops.lowp import Precision, float_values
@@ -41,15 +42,16 @@ def _check_packed(name: str, x: np.ndarray, heads: int, attr: str) -> int:
     """The per-head size of a packed ``(B, T, heads * d)`` input."""
     if x.ndim != 3:
         fail(_OP, f"{name} must be 3-D (batch, sequence, heads * head_size); got {list(x.shape)}")
-    if x.shape[2] % heads:
+    size = head_size(x.shape[2], heads)
+    if size is None:
         fail(_OP, f"{name}: last dimension {x.shape[2]} is not divisible by {attr}={heads}")
-    return int(x.shape[2] // heads)
+    return size
 
 
 def _check_heads(q_num_heads: int | None, kv_num_heads: int | None) -> tuple[int, int]:
     if q_num_heads is None or kv_num_heads is None:
         fail(_OP, "the attributes q_num_heads and kv_num_heads are required")
-    if q_num_heads <= 0 or kv_num_heads <= 0 or q_num_heads % kv_num_heads:
+    if q_num_heads <= 0 or kv_num_heads <= 0 or query_group(q_num_heads, kv_num_heads) is None:
         fail(
             _OP,
             f"q_num_heads must be a positive multiple of kv_num_heads; got "

@@ -22,6 +22,7 @@ from onnxcraft.ops.im2col import (
 )
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.windows import transposed_window_size
 
 __all__ = ["register"]
 
@@ -339,7 +340,9 @@ def max_unpool(
     strides_t = int_list(strides, nd, 1)
     pads_t = int_list(pads, 2 * nd, 0)
     shape = x.shape[:2] + tuple(
-        (x.shape[2 + i] - 1) * strides_t[i] + int(kernel_shape[i]) - pads_t[i] - pads_t[nd + i]
+        transposed_window_size(
+            x.shape[2 + i], strides_t[i], int(kernel_shape[i]), pads_t[i] + pads_t[nd + i]
+        )
         for i in range(nd)
     )
     out = np.zeros(shape, x.dtype)

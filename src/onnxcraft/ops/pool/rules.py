@@ -10,6 +10,7 @@ from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
     spatial_input,
+    transposed_window_size,
     unify_dim,
     window_attributes,
     window_output_shape,
@@ -67,7 +68,7 @@ def _unpooled_dim(
     """The size MaxPool's input had: (size - 1) * stride + kernel - pads."""
     if not isinstance(size, int):
         return size if stride == 1 and kernel - 1 == pads else None
-    unpooled = (size - 1) * stride + kernel - pads
+    unpooled = transposed_window_size(size, stride, kernel, pads)
     if unpooled < 0:
         raise ctx.fail(
             f"pads ({pads} in all) leave a negative output size ({unpooled}) along spatial "

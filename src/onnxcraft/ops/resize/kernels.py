@@ -15,6 +15,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail, normalize_axes
+from onnxcraft.ops.resize.shapes import kept_aspect_sizes, scaled_size, size_ratio
 
 __all__ = ["register"]
 
@@ -250,16 +251,15 @@ def _output_geometry(
             fail(op, f"scales must be positive, got {values.tolist()}")
         for a, s in zip(axes, values, strict=True):
             factors[a] = float(s)
-            out[a] = int(np.floor(s * x.shape[a]))
+            out[a] = scaled_size(x.shape[a], float(s))
         return out, factors
     assert sizes is not None
     wanted = [int(v) for v in sizes.reshape(-1)]
     if len(wanted) != len(axes):
         fail(op, f"sizes must have {len(axes)} entries, got {len(wanted)}")
-    ratios = [w / x.shape[a] if x.shape[a] else 1.0 for a, w in zip(axes, wanted, strict=True)]
     if keep_aspect_ratio_policy == "stretch":
-        for a, w, r in zip(axes, wanted, ratios, strict=True):
-            out[a], factors[a] = w, r
+        for a, w in zip(axes, wanted, strict=True):
+            out[a], factors[a] = w, size_ratio(w, x.shape[a])
         return out, factors
     if keep_aspect_ratio_policy not in ("not_larger", "not_smaller"):
         fail(
@@ -267,10 +267,9 @@ def _output_geometry(
             "keep_aspect_ratio_policy must be 'stretch', 'not_larger' or 'not_smaller', "
             f"got {keep_aspect_ratio_policy!r}",
         )
-    common = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
-    for a in axes:
-        factors[a] = common
-        out[a] = int(common * x.shape[a] + 0.5)  # round half up
+    common, kept = kept_aspect_sizes([x.shape[a] for a in axes], wanted, keep_aspect_ratio_policy)
+    for a, n in zip(axes, kept, strict=True):
+        factors[a], out[a] = common, n
     return out, factors
 
 
@@ -350,7 +349,7 @@ def _legacy_resize(op: str, x: np.ndarray, scales: Sequence[float], mode: str) -
         fail(op, f"scales must be positive, got {list(scales)}")
     if mode == "bilinear":
         mode = "linear"
-    out = [int(np.floor(s * n)) for s, n in zip(scales, x.shape, strict=True)]
+    out = [scaled_size(n, s) for s, n in zip(scales, x.shape, strict=True)]
     options = ResizeOptions(mode, "asymmetric", "simple", -0.75, False, False)
     return _resize(
         op,

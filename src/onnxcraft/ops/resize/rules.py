@@ -1,9 +1,10 @@
 """Rules for Resize (every version: scales or sizes, ``axes``, ``keep_aspect_ratio_policy``) and
 Upsample.
 
-Output sizes follow the standard's reference and the evaluator: ``floor(size * scale)`` from
-scales, the requested size from ``sizes`` ("stretch"; a symbolic size propagates), or one common
-scale applied to every resized axis and rounded half up ("not_larger" / "not_smaller").
+Output sizes follow the standard's reference: ``floor(size * scale)`` from scales, the requested
+size from ``sizes`` ("stretch"; a symbolic size propagates), or one common scale applied to every
+resized axis and rounded half up ("not_larger" / "not_smaller"). The arithmetic on known sizes is
+:mod:`onnxcraft.ops.resize.shapes`, which the kernels use too.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis
+from onnxcraft.ops.resize.shapes import kept_aspect_sizes, scaled_size
 from onnxcraft.ops.windows import defined_attr, require_rank
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
@@ -57,7 +57,7 @@ def _read_input(ctx: InferenceContext, index: int | None, arg: str, *, sizes: bo
 
 def _scaled_dim(size: Dim, scale: float) -> Dim:
     if isinstance(size, int):
-        return int(np.floor(scale * size))
+        return scaled_size(size, scale)
     return size if scale == 1.0 else None
 
 
@@ -107,10 +107,9 @@ def _dims_from_sizes(
     if len(wanted) != len(axes) or len(inputs) != len(axes):
         # One common scale for every resized axis needs every size and every input size.
         return tuple(None if axis in axes else d for axis, d in enumerate(shape))
-    ratios = [w / n if n else 1.0 for w, n in zip(wanted, inputs)]
-    common = min(ratios) if policy == "not_larger" else max(ratios)
-    for axis, n in zip(axes, inputs):
-        out[axis] = int(common * n + 0.5)  # rounded half up
+    _, kept = kept_aspect_sizes(inputs, wanted, policy)
+    for axis, n in zip(axes, kept):
+        out[axis] = n
     return tuple(out)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, normalize_axes, normalize_axis
+from onnxcraft.ops.shape.shapes import slice_bounds
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register"]
@@ -127,16 +128,9 @@ def _slice(
     ):
         if step == 0:
             fail("Slice", "steps must not be 0")
-        dim = data.shape[axis]
-        start = start + dim if start < 0 else start
-        end = end + dim if end < 0 else end
-        # Out-of-range bounds saturate, to [0, dim] going forward and [-1, dim - 1] backward.
-        if step > 0:
-            index[axis] = slice(min(max(start, 0), dim), min(max(end, 0), dim), step)
-        else:
-            start = min(max(start, 0), dim - 1)
-            end = min(max(end, -1), dim - 1)
-            index[axis] = slice(start, end if end >= 0 else None, step)
+        first, stop = slice_bounds(data.shape[axis], start, end, step)
+        # A backward stop of -1 means "through index 0": Python spells that None.
+        index[axis] = slice(first, stop if stop >= 0 else None, step)
     return data[tuple(index)]
 
 
@@ -189,7 +183,9 @@ def unsqueeze_attr(data: Any, *, axes: list[int]) -> np.ndarray:
 
 def shape(data: Any, *, start: int = 0, end: int | None = None) -> np.ndarray:
     dims = np.asarray(data).shape
-    return np.array(dims[slice(start, end)], dtype=np.int64)
+    # Shape-15's start and end clamp as Slice's bounds do with step 1.
+    first, stop = slice_bounds(len(dims), start, len(dims) if end is None else end, 1)
+    return np.array(dims[first:stop], dtype=np.int64)
 
 
 def size(data: Any) -> np.ndarray:

@@ -30,6 +30,7 @@ from onnxcraft.ops.infer_common import (
     symbolic_product,
     tensor,
 )
+from onnxcraft.ops.shape.shapes import slice_bounds, slice_indices
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register", "slice_dim"]
@@ -279,25 +280,10 @@ def _even_split(ctx: InferenceContext, dim: Dim, n: int, axis: int) -> Sequence[
 # -- Slice ----------------------------------------------------------------------------------------
 
 
-def _clamped_range(dim: int, start: int, end: int, step: int) -> range:
-    """The indices Slice takes along a dim of ``dim`` elements.
-
-    Slice's clamping differs from Python's for a negative step: there a start before the
-    first element is the first element (Python reads it as "nothing").
-    """
-    start = start + dim if start < 0 else start
-    end = end + dim if end < 0 else end
-    if step > 0:
-        start, end = min(max(start, 0), dim), min(max(end, 0), dim)
-    else:
-        start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
-    return range(start, end, step)
-
-
 def slice_dim(dim: Dim, start: Dim, end: Dim, step: int) -> Dim:
     """The length of ``dim[start:end:step]`` (ONNX clamping), or None when unknown."""
     if type(dim) is int and type(start) is int and type(end) is int:
-        return len(_clamped_range(dim, start, end, step))
+        return len(slice_indices(dim, start, end, step))
     if dim is None or step != 1:
         return None
     if start == 0 and (end == dim or (type(end) is int and end >= _TO_THE_END)):
@@ -365,7 +351,7 @@ def _slice_value(
     if entries is None or bounds is None or not all(type(b) is int for b in bounds):
         return
     start, end, step = (b for b in bounds if isinstance(b, int))
-    taken = list(_clamped_range(len(entries), start, end, step))
+    taken = list(slice_indices(len(entries), start, end, step))
     value = ctx.value(0)
     if value is not None:
         ctx.set_value(0, value[taken])
@@ -442,11 +428,10 @@ def _shape(ctx: InferenceContext) -> list[ValueType | None]:
     if shape is None:
         return [Tensor(ElementType.INT64, (None,))]
     rank = len(shape)
-    start = int(ctx.attr("start", 0))
     end = ctx.attr("end")
-    start = min(max(start + rank if start < 0 else start, 0), rank)
-    stop = rank if end is None else int(end)
-    stop = min(max(stop + rank if stop < 0 else stop, 0), rank)
+    start, stop = slice_bounds(
+        rank, int(ctx.attr("start", 0)), rank if end is None else int(end), 1
+    )
     dims = shape[start:stop]
     ctx.set_dims_value(0, dims)
     return [tensor(ElementType.INT64, (max(stop - start, 0),))]

@@ -17,6 +17,7 @@ from onnxcraft.numerics import to_float32
 from onnxcraft.ops.cast.kernels import cast_array
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
+from onnxcraft.ops.signal.shapes import irfft_length, one_sided_bins, signal_axis
 from onnxcraft.ops.versions import versions
 
 __all__ = [
@@ -132,10 +133,9 @@ def _pack(values: np.ndarray, like: np.ndarray, *, real: bool) -> np.ndarray:
 
 def _signal_axis(axis: int, rank: int) -> int:
     """``axis`` in [0, rank - 2]; the last dimension holds the parts and is no signal axis."""
-    if -rank <= axis <= -2:
-        return axis + rank
-    if 0 <= axis <= rank - 2:
-        return axis
+    index = signal_axis(axis, rank)
+    if index is not None:
+        return index
     fail(
         "DFT",
         f"axis={axis} is out of range for an input of rank {rank}: expected {-rank} <= axis "
@@ -151,7 +151,7 @@ def _dft_length(dft_length: Any, signal_length: int, *, irfft: bool) -> int:
             fail("DFT", f"dft_length must be >= 1, got {length}")
         return length
     # The inverse of a one-sided spectrum of m bins is a signal of 2 * (m - 1) samples.
-    length = 2 * (signal_length - 1) if irfft else signal_length
+    length = irfft_length(signal_length) if irfft else signal_length
     if length < 1:
         what = "inverse one-sided input" if irfft else "input"
         fail(
@@ -350,7 +350,7 @@ def _check_mel_fits(edges: np.ndarray, dft_length: int, rate: int, upper: float)
     corner are weighted."""
     if len(edges) < 3:
         return  # no band
-    bins = dft_length // 2 + 1
+    bins = one_sided_bins(dft_length)
     last_row = int(max(edges[-2], edges[-1] - 1))
     if last_row >= bins:
         fail(
@@ -399,7 +399,7 @@ def mel_weight_matrix(
     _check_mel_range(lower, upper)
     edges = _mel_edges(bands, length, rate, lower, upper)
     _check_mel_fits(edges, length, rate, upper)
-    weights = _triangles(edges, length // 2 + 1)
+    weights = _triangles(edges, one_sided_bins(length))
     return cast_array(weights, elem)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
 from onnxcraft.ops.signal.kernels import OUTPUT_TYPES
+from onnxcraft.ops.signal.shapes import irfft_length, one_sided_bins, signal_axis
+from onnxcraft.ops.windows import window_count
 from onnxcraft.specs import versions
 from onnxcraft.types import Dim, Tensor, ValueType
 
@@ -69,7 +71,7 @@ def _check_onesided(ctx: InferenceContext, parts: Dim, *, onesided: bool, invers
 
 def _half_spectrum(length: Dim) -> Dim:
     """The number of bins of a one-sided spectrum of a signal of ``length`` samples."""
-    return length // 2 + 1 if isinstance(length, int) else None
+    return one_sided_bins(length) if isinstance(length, int) else None
 
 
 def _output_type(ctx: InferenceContext) -> ElementType:
@@ -88,10 +90,9 @@ def _output_type(ctx: InferenceContext) -> ElementType:
 
 
 def _signal_axis(ctx: InferenceContext, axis: int, rank: int) -> int:
-    if -rank <= axis <= -2:
-        return axis + rank
-    if 0 <= axis <= rank - 2:
-        return axis
+    index = signal_axis(axis, rank)
+    if index is not None:
+        return index
     raise ctx.fail(
         f"axis={axis} is out of range for an input of rank {rank}: expected {-rank} <= axis "
         f"<= -2 or 0 <= axis <= {rank - 2} (the last dimension holds the real and imaginary "
@@ -108,7 +109,7 @@ def _transformed_length(
         _at_least(ctx, _known(length), 1, "dft_length")
     elif irfft:
         # A one-sided spectrum of m bins is the transform of 2 * (m - 1) samples.
-        length = 2 * (signal_length - 1) if isinstance(signal_length, int) else None
+        length = irfft_length(signal_length) if isinstance(signal_length, int) else None
     else:
         length = signal_length
     if not ctx.has_input(1) and isinstance(length, int) and length < 1:
@@ -187,7 +188,7 @@ def _frame_count(signal_length: Dim, frame_length: Dim, step: int | None) -> Dim
     if frame_length is not None and frame_length == signal_length:
         return 1  # one frame covers the whole signal, whatever the step
     if isinstance(signal_length, int) and isinstance(frame_length, int) and step is not None:
-        return (signal_length - frame_length) // step + 1
+        return window_count(signal_length, 0, 0, frame_length, step)
     return None
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail, normalize_axes, normalize_axis
+from onnxcraft.ops.tensor_ops.shapes import pads_by_axis
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register"]
@@ -27,8 +28,8 @@ def _pad(
         fail("Pad", f"pads has {len(pads)} entries, expected {2 * len(axes)}")
     before = [0] * rank
     after = [0] * rank
-    for i, a in enumerate(axes):
-        before[a], after[a] = pads[i], pads[i + len(axes)]
+    for a, (begin, end) in pads_by_axis(pads, axes).items():
+        before[a], after[a] = begin, end
     # Negative pads crop first; the rest is padding.
     crop = tuple(
         slice(max(-b, 0), x.shape[i] - max(-e, 0)) for i, (b, e) in enumerate(zip(before, after))

@@ -14,6 +14,7 @@ import numpy as np
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import broadcast, entry_add, entry_mul, normalize_axis
+from onnxcraft.ops.tensor_ops.shapes import pads_by_axis
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register"]
@@ -106,9 +107,8 @@ def _padded(
     ctx: InferenceContext, shape: tuple[Dim, ...], axes: list[int], pads: Sequence[Dim]
 ) -> Shape:
     out = list(shape)
-    count = len(axes)
-    for i, axis in enumerate(axes):
-        dim = entry_add(entry_add(shape[axis], pads[i]), pads[i + count])
+    for axis, (begin, end) in pads_by_axis(pads, axes).items():
+        dim = entry_add(entry_add(shape[axis], begin), end)
         if type(dim) is int and dim < 0:
             raise ctx.fail(
                 f"pads {list(pads)} remove more than dimension {axis} ({shape[axis]}) holds"
