@@ -23,7 +23,7 @@ from onnxcraft.proto.external_data import read_tensor_bytes, safe_location
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 from onnxcraft.proto.reader import read_model
-from onnxcraft.proto.serde import model_from_proto, model_to_proto
+from onnxcraft.proto.serde import as_model_proto, model_from_proto, model_to_proto
 from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
 
@@ -97,6 +97,32 @@ def load_ir(
     proto = load(target, load_external_data=False)
     folder = target.parent if base_dir is None else Path(base_dir)
     return model_from_proto(proto, base_dir=folder, map_external=True)
+
+
+def model_proto(model: Any, *, what: str = "model") -> ModelProto:
+    """onnxcraft's ModelProto of any model an API takes: a ModelProto (onnxcraft's, or onnx's
+    or anything else with ``SerializeToString()``), an IR model, the bytes of a model, or the
+    path of a model file (read with its external data)."""
+    if isinstance(model, (str, os.PathLike)):
+        return load(model)
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return load(bytes(model), load_external_data=False)
+    return as_model_proto(model, what=what)
+
+
+def model_ir(
+    model: Any, *, what: str = "model", base_dir: str | os.PathLike[str] | None = None
+) -> ir.Model:
+    """The IR of any model an API takes, converted once at the API's entry: an IR model as it
+    is; a ModelProto (onnxcraft's or onnx's) or a model's bytes, read (external data relative
+    to ``base_dir``); the path of a model file, loaded with its external data memory-mapped
+    (:func:`load_ir`)."""
+    if isinstance(model, ir.Model):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        return load_ir(model, base_dir=base_dir)
+    folder = None if base_dir is None else Path(base_dir)
+    return model_from_proto(model_proto(model, what=what), base_dir=folder)
 
 
 def _read_file(path: Path, label: str) -> ModelProto:

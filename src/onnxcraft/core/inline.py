@@ -47,11 +47,15 @@ class _IRFunction:
 
 
 def inline(model: Any, **inputs: Any) -> dict[str, Var]:
-    """Emit ``model``'s computation on ``inputs`` (Vars or literals, by input name)."""
-    # Lazy: protobuf is imported when a model is first read, not by `import onnxcraft`.
-    from onnxcraft.proto.serde import as_ir  # noqa: PLC0415
+    """Emit ``model``'s computation on ``inputs`` (Vars or literals, by input name).
 
-    model_ir = as_ir(model, what="inline: model")
+    ``model`` is any model: a ModelProto (onnxcraft's or onnx's), an IR model, its bytes or
+    the path of its file.
+    """
+    # Lazy: reading a model loads protobuf, which `import onnxcraft` does not.
+    from onnxcraft.io import model_ir as read_model_ir  # noqa: PLC0415
+
+    model_ir = read_model_ir(model, what="inline: model")
     graph = model_ir.graph
     initializers = {t.name: t for t in graph.initializers}
     env: dict[str, Var] = {}

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft import ir
 from onnxcraft.core.build import build_ir
 from onnxcraft.core.var import Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
@@ -16,15 +15,20 @@ from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.plan import Preparer
 from onnxcraft.evaluate.run import run_plan
+from onnxcraft.io import model_ir as read_model_ir
 from onnxcraft.ops.kernel_api import KernelRegistry
-from onnxcraft.proto.serde import model_from_proto
 from onnxcraft.types import Map, Optional, Sequence, Tensor, ValueType, format_shape
 
 __all__ = ["Evaluator", "evaluate"]
 
 
 class Evaluator:
-    """A model prepared for evaluation: kernels, attributes and constants resolved once."""
+    """A model prepared for evaluation: kernels, attributes and constants resolved once.
+
+    ``model`` is any model: a ModelProto (onnxcraft's or onnx's), an IR model, its bytes or
+    the path of its file (whose external data is memory-mapped); ``base_dir`` is where the
+    external data of a ModelProto or of bytes is found.
+    """
 
     def __init__(
         self,
@@ -33,10 +37,7 @@ class Evaluator:
         kernels: KernelRegistry | None = None,
         base_dir: str | Path | None = None,
     ) -> None:
-        if isinstance(model, ir.Model):
-            model_ir = model
-        else:
-            model_ir = model_from_proto(model, base_dir=base_dir)
+        model_ir = read_model_ir(model, what="Evaluator: model", base_dir=base_dir)
         self.model = model_ir
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         self._preparer = Preparer(model_ir.opset_imports, functions, kernels or default_registry())

@@ -13,8 +13,8 @@ from typing import Any
 from onnxcraft import ir
 from onnxcraft.core.refine import refine
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
+from onnxcraft.io import model_proto
 from onnxcraft.proto.serde import (
-    as_model_proto,
     model_from_proto,
     model_to_proto,
     with_inferred_types,
@@ -26,8 +26,9 @@ __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     """A copy of ``model`` with every output typed and value_info for every intermediate.
 
-    An :class:`onnxcraft.ir.Model` gives an IR model (sharing its tensors); any ModelProto
-    (onnxcraft's or onnx's) gives onnxcraft's ModelProto.
+    An :class:`onnxcraft.ir.Model` gives an IR model (sharing its tensors); any other model (a
+    ModelProto, onnxcraft's or onnx's, its bytes or the path of its file) gives onnxcraft's
+    ModelProto.
 
     ``strict=True`` raises InferenceError on the first inconsistency (a node whose inputs do
     not fit it, or an inferred type contradicting a declared one); otherwise each one is a
@@ -42,7 +43,7 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
             proto = None
         else:
-            proto = as_model_proto(model)  # parsed once, for reading and for the copy
+            proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
             model_ir = model_from_proto(proto)
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         runner = GraphInference(functions, model_ir.opset_imports, strict)

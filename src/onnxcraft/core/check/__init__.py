@@ -33,11 +33,12 @@ __all__ = ["RULES", "check", "check_ir"]
 
 
 def check(model: Any) -> None:
-    """Raise ValidationError listing every problem of ``model`` (any ModelProto, or an IR model)."""
-    # Lazy: check_ir works on the IR alone; protobuf is needed only to read a ModelProto.
-    from onnxcraft.proto.serde import as_ir  # noqa: PLC0415
+    """Raise ValidationError listing every problem of ``model``: a ModelProto (onnxcraft's or
+    onnx's), an IR model, its bytes or the path of its file."""
+    # Lazy: check_ir works on the IR alone; reading any other model loads protobuf.
+    from onnxcraft.io import model_ir  # noqa: PLC0415
 
-    found = check_ir(as_ir(model, what="check: model"))
+    found = check_ir(model_ir(model, what="check: model"))
     if found:
         raise ValidationError(found)
 
