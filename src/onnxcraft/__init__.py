@@ -43,7 +43,7 @@ from onnxcraft.errors import (
 # The next two fill, on import, the hooks through which the DSL reaches type inference and
 # the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.infer import engine as _infer_engine  # noqa: F401
-from onnxcraft.opset import _runtime as _opset_runtime  # noqa: F401
+from onnxcraft.opset import _modules as _opset_modules  # noqa: F401
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
 from onnxcraft.version import __version__ as __version__
 

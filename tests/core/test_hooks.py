@@ -12,7 +12,7 @@ import onnxcraft as oc
 from onnxcraft.core import hooks
 from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.infer import engine
-from onnxcraft.opset import _runtime
+from onnxcraft.opset import _modules
 
 CORE = Path(oc.__file__).parent / "core"
 # Layers above the DSL (DESIGN.md), and the package root, which imports all of them.
@@ -45,7 +45,7 @@ def test_core_imports_nothing_above_it(path: Path) -> None:
 
 def test_the_package_root_fills_every_hook() -> None:
     assert hooks.infer_types.get() is engine.infer_types
-    assert hooks.opset_module.get() is _runtime.opset_module
+    assert hooks.opset_module.get() is _modules.opset_module
 
 
 def test_an_empty_hook_is_an_onnxcraft_error_naming_who_fills_it() -> None:

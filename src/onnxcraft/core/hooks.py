@@ -4,7 +4,7 @@
 expression needs both: every operator call infers its output types, and the Python operators
 on Var (``x + y``) call the generated functions of the default opset. ``core`` imports neither;
 it declares a :class:`Hook` for each, and the layer that implements it fills the hook when it
-is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.opset._runtime``
+is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.opset._modules``
 fills :data:`opset_module`). ``import onnxcraft`` imports both, so for users the hooks are
 always filled; using an empty one is an :class:`~onnxcraft.errors.OnnxcraftError` naming the
 module that fills it.
@@ -71,4 +71,4 @@ InferTypes = Callable[
 OpsetModule = Callable[[str, int], ModuleType]
 
 infer_types: Hook[InferTypes] = Hook("type inference", "onnxcraft.infer.engine")
-opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._runtime")
+opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._modules")

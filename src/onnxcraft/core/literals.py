@@ -17,7 +17,6 @@ import numpy as np
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.errors import OpInputError
-from onnxcraft.numerics import from_float32, to_float32
 from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
@@ -84,6 +83,9 @@ def convert(op: str, arg: str, array: np.ndarray, elem: ElementType) -> np.ndarr
     if array.dtype == object:
         raise OpInputError(f"{op}: input {arg!r} expects {elem.name.lower()}, got strings")
     target = numpy_dtype(elem)
+    if array.dtype.names is not None or target.names is not None:
+        # Lazy: low-precision arithmetic loads with the first such literal, not at import.
+        from onnxcraft.numerics import from_float32, to_float32  # noqa: PLC0415
     if array.dtype.names is not None:  # a literal already in a low-precision representation
         if array.dtype == target:
             return array

@@ -12,7 +12,8 @@ whose type changes from one iteration to the next is widened (differing dims bec
 so what is written for the body holds for every iteration.
 
 Operators without a rule that the standard defines by a function body are inferred through
-that body (:func:`infer_through_body`, registered with the node engine when this loads).
+that body (:func:`infer_through_body`, which the ``onnxcraft.infer`` package gives the node
+engine).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.engine import infer_types, set_body_inference
+from onnxcraft.infer.engine import infer_types
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
@@ -463,6 +464,3 @@ def infer_through_body(
         return None  # a body that does not fit these inputs tells nothing: use the constraints
     types = (types + [None] * num_outputs)[:num_outputs]
     return types, values
-
-
-set_body_inference(infer_through_body)

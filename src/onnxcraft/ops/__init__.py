@@ -20,38 +20,50 @@ fill their tables through :func:`load`.
 from __future__ import annotations
 
 import importlib
-import importlib.util
-from pathlib import Path
+import os
+from functools import cache
 from types import ModuleType
 from typing import Any, Literal
 
-__all__ = ["FAMILIES", "Part", "family_modules", "load"]
+__all__ = ["FAMILIES", "Part", "families", "family_modules", "load"]
 
 Part = Literal["rules", "kernels", "vjp", "recipes"]
 
 
+_HERE = os.path.dirname(__file__)
+
+
 def _read_families() -> tuple[str, ...]:
-    here = Path(__file__).parent
     return tuple(
         sorted(
             entry.name
-            for entry in here.iterdir()
-            if entry.is_dir() and (entry / "__init__.py").is_file()
+            for entry in os.scandir(_HERE)
+            if entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py"))
         )
     )
 
 
-FAMILIES: tuple[str, ...] = _read_families()
+def __getattr__(name: str) -> Any:
+    # FAMILIES is read from the folders on first use: building no table, `import onnxcraft`
+    # does not list them.
+    if name == "FAMILIES":
+        return families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
+def families() -> tuple[str, ...]:
+    """The operator families: the folders of this package, read once."""
+    return _read_families()
 
 
 def family_modules(part: Part) -> list[tuple[str, ModuleType]]:
     """(family, module) for every family that has ``part``, in family order."""
-    found = []
-    for family in FAMILIES:
-        name = f"{__name__}.{family}.{part}"
-        if importlib.util.find_spec(name) is not None:
-            found.append((family, importlib.import_module(name)))
-    return found
+    return [
+        (family, importlib.import_module(f"{__name__}.{family}.{part}"))
+        for family in families()
+        if os.path.isfile(os.path.join(_HERE, family, f"{part}.py"))
+    ]
 
 
 def load(part: Part, table: Any) -> None:

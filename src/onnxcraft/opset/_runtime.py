@@ -2,8 +2,6 @@
 
 Generated functions pack their arguments and call :func:`emit1`, :func:`emit_tuple` or
 :func:`emit_named` with their module's opset; every check and all inference happen in the core.
-:func:`opset_module` finds the generated module of a domain and opset; it fills the core's
-hook of that name, through which the Python operators on Var reach the default opset.
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ __all__ = [
     "emit1",
     "emit_named",
     "emit_tuple",
-    "opset_module",
 ]
 
 VarLike = Var | npt.ArrayLike
@@ -72,13 +69,3 @@ def emit_named(
     result: Callable[..., N],
 ) -> N:
     return result(*emit(key, opset, inputs, attributes))
-
-
-@cache
-def opset_module(domain: str, opset: int) -> types.ModuleType:
-    """The generated module of ``domain``'s operators at ``opset`` (imported on first use)."""
-    package = "ai.onnx" if domain == "" else domain
-    return importlib.import_module(f"onnxcraft.opset.{package}.v{opset}")
-
-
-hooks.opset_module.fill(opset_module)

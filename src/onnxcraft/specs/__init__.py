@@ -4,21 +4,27 @@ from onnxcraft import specs
 specs.get("Add", opset=21)          # the OpSpec in force at ai.onnx opset 21
 specs.resolve_since_version("", "Add", 21)   # 14
 [s.key for s in specs.schemas()]    # every (domain, op_type, since_version)
+
+Importing this package is cheap: the registry (with the spec model, json and the spec files)
+loads on the first question asked of it, so `import onnxcraft` does not pay for it.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from onnxcraft.specs.model import (
-    AttributeSpec,
-    FormalParameter,
-    FunctionBody,
-    OpSpec,
-    TypeConstraint,
-)
-from onnxcraft.specs.registry import SpecRegistry, default_registry, normalize_domain
+if TYPE_CHECKING:
+    from onnxcraft.specs.model import (
+        AttributeSpec,
+        FormalParameter,
+        FunctionBody,
+        OpSpec,
+        TypeConstraint,
+    )
+    from onnxcraft.specs.registry import SpecRegistry
 
 __all__ = [
     "AttributeSpec",
@@ -37,6 +43,33 @@ __all__ = [
     "schemas",
     "versions",
 ]
+
+# The classes this package names, by the submodule that defines them (loaded on first use).
+_CLASSES = {
+    "AttributeSpec": "model",
+    "FormalParameter": "model",
+    "FunctionBody": "model",
+    "OpSpec": "model",
+    "TypeConstraint": "model",
+    "SpecRegistry": "registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASSES:
+        module = importlib.import_module(f"{__name__}.{_CLASSES[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def default_registry() -> SpecRegistry:
+    """The registry of the standard's specs and the user folders added, built on first use."""
+    # Lazy: the registry and the spec model load on first use, not by `import onnxcraft`.
+    from onnxcraft.specs.registry import default_registry as registry  # noqa: PLC0415
+
+    return registry()
 
 
 def schemas() -> Iterator[OpSpec]:
@@ -74,15 +107,14 @@ def max_opset(domain: str) -> int:
 
 def is_standard_domain(domain: str) -> bool:
     """True for the domains whose specs ship with onnxcraft (or were added as user specs)."""
-    registry = default_registry()
-    return normalize_domain(domain) in registry.domains()
+    return default_registry().is_standard_domain(domain)
 
 
-def add_folder(path: str | Path) -> list[str]:
+def add_folder(path: str | os.PathLike[str]) -> list[str]:
     """Make the spec files of a user folder known (one sub-folder per domain)."""
-    return default_registry().add_folder(Path(path))
+    return default_registry().add_folder(path)
 
 
-def remove_folder(path: str | Path) -> list[str]:
+def remove_folder(path: str | os.PathLike[str]) -> list[str]:
     """Forget the operators of a user folder added earlier (returns their domains)."""
-    return default_registry().remove_folder(Path(path))
+    return default_registry().remove_folder(path)

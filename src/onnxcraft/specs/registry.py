@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +31,7 @@ class SpecRegistry:
         self._max_opset: dict[str, int] = {}
         self._standard: set[str] = set()
 
-    def add_folder(self, root: Path, *, standard: bool = False) -> list[str]:
+    def add_folder(self, root: str | os.PathLike[str], *, standard: bool = False) -> list[str]:
         """Register every spec file under ``root`` (one sub-folder per domain)."""
         root = Path(root).resolve()
         if not root.is_dir():
@@ -68,7 +69,7 @@ class SpecRegistry:
             {root for (d, _), (_, root) in self._files.items() if d not in self._standard}
         )
 
-    def remove_folder(self, root: Path) -> list[str]:
+    def remove_folder(self, root: str | os.PathLike[str]) -> list[str]:
         """Forget the operators registered from ``root`` (a user folder); returns their domains."""
         root = Path(root).resolve()
         keys = [key for key, (_, source) in self._files.items() if source == root]
@@ -143,6 +144,10 @@ class SpecRegistry:
 
     def domains(self) -> list[str]:
         return sorted({d for d, _ in self._files})
+
+    def is_standard_domain(self, domain: str) -> bool:
+        """True for a domain whose specs are known (shipped, or added from a user folder)."""
+        return normalize_domain(domain) in self.domains()
 
     def max_opset(self, domain: str) -> int:
         domain = normalize_domain(domain)

@@ -1,4 +1,7 @@
-"""The activation family: its rules, kernels, gradients and recipes.
+"""The activation family: everything onnxcraft knows about its operators.
 
-Rules for the activations: elementwise ones keep the input's type; PRelu broadcasts its slope
+Operators: Celu, Clip, Elu, Gelu, HardSigmoid, HardSwish, Hardmax, LeakyRelu, LogSoftmax, Mish,
+PRelu, Relu, Selu, Shrink, Sigmoid, Softmax, Softplus, Softsign, SwiGLU, Swish, ThresholdedRelu.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

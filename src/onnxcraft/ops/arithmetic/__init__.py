@@ -1,4 +1,6 @@
-"""The arithmetic family: its rules, kernels, gradients and recipes.
+"""The arithmetic family: everything onnxcraft knows about its operators.
 
-Rules for the arithmetic operators: Add, Sub, Mul, Div, Pow, Mod and Max, Min, Sum, Mean.
+Operators: Add, Div, Max, Mean, Min, Mod, Mul, Pow, Sub, Sum.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The attention family: its rules, kernels and recipes.
+"""The attention family: everything onnxcraft knows about its operators.
 
-Rules of the attention family: Attention and TensorScatter.
+Operators: Attention, TensorScatter.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

@@ -1,4 +1,6 @@
-"""The cast family: its rules, kernels, gradients and recipes.
+"""The cast family: everything onnxcraft knows about its operators.
 
-Rules for Cast and CastLike: the input's shape, the target element type.
+Operators: Cast, CastLike.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The causal conv family: its rules, kernels and recipes.
+"""The causal conv family: everything onnxcraft knows about its operators.
 
-Rule for CausalConvWithState: (B, C, L) by a depthwise (C, 1, k) kernel, carrying k - 1 steps
+Operators: CausalConvWithState.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The center crop pad family: its rules, kernels and recipes.
+"""The center crop pad family: everything onnxcraft knows about its operators.
 
-Rule for CenterCropPad: the chosen axes take the sizes of the ``shape`` input.
+Operators: CenterCropPad.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

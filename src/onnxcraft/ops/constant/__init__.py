@@ -1,4 +1,6 @@
-"""The constant family: its rules, kernels and recipes.
+"""The constant family: everything onnxcraft knows about its operators.
 
-Rules for Constant, ConstantOfShape and Range: operators that make a tensor from values.
+Operators: Constant, ConstantOfShape, Range.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

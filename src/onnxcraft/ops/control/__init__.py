@@ -1,4 +1,6 @@
-"""The control family: its rules, kernels and recipes.
+"""The control family: everything onnxcraft knows about its operators.
 
-Rules for If, Loop, Scan and SequenceMap: output types come from the traced bodies.
+Operators: If, Loop, Scan, SequenceMap.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

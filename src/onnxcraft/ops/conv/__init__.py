@@ -1,4 +1,6 @@
-"""The conv family: its rules, kernels, gradients and recipes.
+"""The conv family: everything onnxcraft knows about its operators.
 
-Rules for Conv, ConvInteger and QLinearConv: (N, C, D1..Dn) * (M, C/group, k1..kn).
+Operators: Conv, ConvInteger, QLinearConv.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``, ``shapes``.
 """

@@ -1,4 +1,6 @@
-"""The conv transpose family: its rules, kernels and recipes.
+"""The conv transpose family: everything onnxcraft knows about its operators.
 
-Rules for ConvTranspose (output_shape, output_padding, auto_pad) and Col2Im.
+Operators: Col2Im, ConvTranspose.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

@@ -1,4 +1,6 @@
-"""The deform conv family: its rules, kernels and recipes.
+"""The deform conv family: everything onnxcraft knows about its operators.
 
-Rule for DeformConv: a convolution's output shape, with offset and mask checked against it.
+Operators: DeformConv.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

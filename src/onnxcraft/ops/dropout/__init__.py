@@ -1,4 +1,6 @@
-"""The dropout family: its rules, kernels and recipes.
+"""The dropout family: everything onnxcraft knows about its operators.
 
-Rule for Dropout: output as the data; the mask has the data's shape (its type before
+Operators: Dropout.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The flex attention family: its rules, kernels and recipes.
+"""The flex attention family: everything onnxcraft knows about its operators.
 
-The rule of FlexAttention (ai.onnx.preview opset 1).
+Operators: ai.onnx.preview::FlexAttention.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

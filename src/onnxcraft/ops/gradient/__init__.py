@@ -1,4 +1,6 @@
-"""The gradient family: its rules, kernels and recipes.
+"""The gradient family: everything onnxcraft knows about its operators.
 
-Rule for Gradient (ai.onnx.preview.training): output i is dy/dx_i, typed as x_i.
+Operators: ai.onnx.preview.training::Gradient.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The grid family: its rules, kernels and recipes.
+"""The grid family: everything onnxcraft knows about its operators.
 
-Rules for GridSample (2-D from version 16, N-D from 20) and AffineGrid.
+Operators: AffineGrid, GridSample.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,7 @@
-"""The image decoder family: its rules, kernels and recipes.
+"""The image decoder family: everything onnxcraft knows about its operators.
 
-Rule for ImageDecoder: (height, width, channels) uint8, channels fixed by pixel_format.
+Operators: ImageDecoder.
+
+Parts: ``rules``, ``kernels``, ``recipes``, and the helpers ``bmp``, ``jpeg``, ``png``, ``pnm``,
+``tiff``.
 """

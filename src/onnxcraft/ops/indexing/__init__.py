@@ -1,4 +1,6 @@
-"""The indexing family: its rules, kernels, gradients and recipes.
+"""The indexing family: everything onnxcraft knows about its operators.
 
-Rules for Gather and the other indexing operators.
+Operators: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``, ``shapes``.
 """

@@ -1,4 +1,6 @@
-"""The linalg family: its rules, kernels, gradients and recipes.
+"""The linalg family: everything onnxcraft knows about its operators.
 
-Rules for MatMul, Gemm and Det.
+Operators: Det, Gemm, MatMul.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The linear attention family: its rules, kernels and recipes.
+"""The linear attention family: everything onnxcraft knows about its operators.
 
-The rule of LinearAttention (opset 27).
+Operators: LinearAttention.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

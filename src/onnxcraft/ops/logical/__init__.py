@@ -1,4 +1,7 @@
-"""The logical family: its rules, kernels, gradients and recipes.
+"""The logical family: everything onnxcraft knows about its operators.
 
-Rules for comparisons, logic, bitwise operators, IsNaN/IsInf and Where.
+Operators: And, BitShift, BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Equal, Greater,
+GreaterOrEqual, IsInf, IsNaN, Less, LessOrEqual, Not, Or, Where, Xor.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

@@ -1,4 +1,6 @@
-"""The loss family: its rules, kernels and recipes.
+"""The loss family: everything onnxcraft knows about its operators.
 
-Rules for NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+Operators: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

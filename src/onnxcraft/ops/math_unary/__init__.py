@@ -1,4 +1,7 @@
-"""The math unary family: its rules, kernels, gradients and recipes.
+"""The math unary family: everything onnxcraft knows about its operators.
 
-Rules for the elementwise math functions (Abs, Exp, Sin, ...): the input's type unchanged.
+Operators: Abs, Acos, Acosh, Asin, Asinh, Atan, Atanh, Ceil, Cos, Cosh, Erf, Exp, Floor, Log,
+Neg, Reciprocal, Round, Sign, Sin, Sinh, Sqrt, Tan, Tanh.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

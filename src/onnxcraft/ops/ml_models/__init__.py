@@ -1,4 +1,8 @@
-"""The ml models family: its rules, kernels and recipes.
+"""The ml models family: everything onnxcraft knows about its operators.
 
-Rules for the ai.onnx.ml models: tree ensembles, linear and SVM classifiers and regressors.
+Operators: ai.onnx.ml::LinearClassifier, ai.onnx.ml::LinearRegressor, ai.onnx.ml::SVMClassifier,
+ai.onnx.ml::SVMRegressor, ai.onnx.ml::TreeEnsemble, ai.onnx.ml::TreeEnsembleClassifier,
+ai.onnx.ml::TreeEnsembleRegressor.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

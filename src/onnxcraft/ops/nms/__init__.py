@@ -1,4 +1,6 @@
-"""The nms family: its rules, kernels and recipes.
+"""The nms family: everything onnxcraft knows about its operators.
 
-Rule for NonMaxSuppression: a data-dependent number of (batch, class, box) index triples.
+Operators: NonMaxSuppression.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

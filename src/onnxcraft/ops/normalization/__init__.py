@@ -1,4 +1,7 @@
-"""The normalization family: its rules, kernels and recipes.
+"""The normalization family: everything onnxcraft knows about its operators.
 
-Rules for the normalizations: Batch (every version, training outputs), Instance, Layer
+Operators: BatchNormalization, GroupNormalization, InstanceNormalization, LRN,
+LayerNormalization, LpNormalization, MeanVarianceNormalization, RMSNormalization.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

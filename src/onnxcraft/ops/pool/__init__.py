@@ -1,4 +1,7 @@
-"""The pool family: its rules, kernels, gradients and recipes.
+"""The pool family: everything onnxcraft knows about its operators.
 
-Rules for pooling: MaxPool (and its Indices), AveragePool, LpPool, the Global forms,
+Operators: AveragePool, GlobalAveragePool, GlobalLpPool, GlobalMaxPool, LpPool, MaxPool,
+MaxUnpool.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

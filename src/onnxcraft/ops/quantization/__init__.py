@@ -1,4 +1,7 @@
-"""The quantization family: its rules, kernels and recipes.
+"""The quantization family: everything onnxcraft knows about its operators.
 
-Rules for QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger and
+Operators: DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
+QuantizeLinear.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,7 @@
-"""The random family: its rules, kernels and recipes.
+"""The random family: everything onnxcraft knows about its operators.
 
-Rules of the random family: RandomNormal, RandomUniform, their ``*Like`` forms, Bernoulli and
+Operators: Bernoulli, Multinomial, RandomNormal, RandomNormalLike, RandomUniform,
+RandomUniformLike.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,7 @@
-"""The reduction family: its rules, kernels, gradients and recipes.
+"""The reduction family: everything onnxcraft knows about its operators.
 
-Rules for reductions, ArgMax/ArgMin, TopK and CumSum.
+Operators: ArgMax, ArgMin, CumSum, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax,
+ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, TopK.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``.
 """

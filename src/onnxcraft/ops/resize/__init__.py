@@ -1,4 +1,6 @@
-"""The resize family: its rules, kernels and recipes.
+"""The resize family: everything onnxcraft knows about its operators.
 
-Rules for Resize (every version: scales or sizes, ``axes``, ``keep_aspect_ratio_policy``) and
+Operators: Resize, Upsample.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

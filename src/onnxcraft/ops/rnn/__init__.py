@@ -1,4 +1,6 @@
-"""The rnn family: its rules, kernels and recipes.
+"""The rnn family: everything onnxcraft knows about its operators.
 
-Rules for RNN, GRU and LSTM.
+Operators: GRU, LSTM, RNN.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

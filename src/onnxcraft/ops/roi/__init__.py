@@ -1,4 +1,6 @@
-"""The roi family: its rules, kernels and recipes.
+"""The roi family: everything onnxcraft knows about its operators.
 
-Rules for RoiAlign and MaxRoiPool: one pooled (C, H', W') map per region of interest.
+Operators: MaxRoiPool, RoiAlign.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

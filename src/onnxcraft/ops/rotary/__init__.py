@@ -1,4 +1,6 @@
-"""The rotary family: its rules, kernels and recipes.
+"""The rotary family: everything onnxcraft knows about its operators.
 
-Rules for RotaryEmbedding: the output has the input's type and shape.
+Operators: RotaryEmbedding.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,8 @@
-"""The sequence family: its rules, kernels and recipes.
+"""The sequence family: everything onnxcraft knows about its operators.
 
-Rules for the sequence and optional operators.
+Operators: ConcatFromSequence, Optional, OptionalGetElement, OptionalHasElement, SequenceAt,
+SequenceConstruct, SequenceEmpty, SequenceErase, SequenceInsert, SequenceLength,
+SplitToSequence.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

@@ -1,4 +1,7 @@
-"""The shape family: its rules, kernels, gradients and recipes.
+"""The shape family: everything onnxcraft knows about its operators.
 
-Rules for shape manipulation: Reshape, Transpose, Concat, Split, Slice, (Un)Squeeze, Shape,
+Operators: Concat, Expand, Flatten, Identity, Reshape, Shape, Size, Slice, Split, Squeeze, Tile,
+Transpose, Unsqueeze.
+
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``, ``shapes``.
 """

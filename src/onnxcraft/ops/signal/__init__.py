@@ -1,4 +1,6 @@
-"""The signal family: its rules, kernels and recipes.
+"""The signal family: everything onnxcraft knows about its operators.
 
-Rules of the signal family: DFT, STFT, the cosine-sum windows and MelWeightMatrix.
+Operators: BlackmanWindow, DFT, HammingWindow, HannWindow, MelWeightMatrix, STFT.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

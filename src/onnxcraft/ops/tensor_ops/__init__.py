@@ -1,4 +1,7 @@
-"""The tensor ops family: its rules, kernels and recipes.
+"""The tensor ops family: everything onnxcraft knows about its operators.
 
-Rules for Pad, Trilu, EyeLike, OneHot, Compress, NonZero, Unique, CumProd, ReverseSequence,
+Operators: BitCast, Compress, CumProd, DepthToSpace, Einsum, EyeLike, NonZero, OneHot, Pad,
+ReverseSequence, SpaceToDepth, Trilu, Unique.
+
+Parts: ``rules``, ``kernels``, ``recipes``, ``shapes``.
 """

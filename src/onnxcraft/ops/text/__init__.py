@@ -1,4 +1,6 @@
-"""The text family: its rules, kernels and recipes.
+"""The text family: everything onnxcraft knows about its operators.
 
-Rules of the text family: StringNormalizer, StringConcat, StringSplit, RegexFullMatch and
+Operators: RegexFullMatch, StringConcat, StringNormalizer, StringSplit, TfIdfVectorizer.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """

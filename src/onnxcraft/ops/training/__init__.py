@@ -1,4 +1,7 @@
-"""The training family: its rules, kernels and recipes.
+"""The training family: everything onnxcraft knows about its operators.
 
-Rules of the training family (domain ai.onnx.preview.training): Adagrad, Adam, Momentum.
+Operators: ai.onnx.preview.training::Adagrad, ai.onnx.preview.training::Adam,
+ai.onnx.preview.training::Momentum.
+
+Parts: ``rules``, ``kernels``, ``recipes``.
 """
