@@ -18,9 +18,11 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+import onnxcraft as oc
 from onnxcraft import ir, specs
 from onnxcraft.dtypes import ElementType, element_type_of, from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, InferenceError
+from onnxcraft.opset.ai.onnx import v18
 from onnxcraft.testing import Input, NodeCase, compare_backends, evaluate_case, problems
 from onnxcraft.testing.harness import infer_case
 from onnxcraft.types import Map, Tensor, ValueType
@@ -660,3 +662,18 @@ def test_slice_clamps_a_negative_step_as_onnx_does_not_as_python(
     compare_backends(case, onnxruntime, rtol=0, atol=0)
     inferred = infer_case(case)[0]
     assert isinstance(inferred, Tensor) and inferred.shape == evaluate_case(case)[0].shape
+
+
+def test_split_num_outputs_agrees_with_its_rule() -> None:
+    """Split-18 with num_outputs: the kernel takes ceil-sized parts like the rule (and
+    onnxruntime), refuses a count that leaves a part nothing, and splits an empty axis."""
+    x = oc.arg("X", np.float32, (None,))
+    a, b, c = v18.Split(x, axis=0, num_outputs=3)
+    model = oc.build([x], {"a": a, "b": b, "c": c})
+    out = oc.evaluate(model, {"X": np.arange(5, dtype=np.float32)})
+    assert [out[k].tolist() for k in "abc"] == [[0, 1], [2, 3], [4]]
+    empty = oc.evaluate(model, {"X": np.zeros(0, np.float32)})
+    assert [empty[k].shape for k in "abc"] == [(0,), (0,), (0,)]
+    four = oc.build([x], dict(zip("abcd", v18.Split(x, axis=0, num_outputs=4))))
+    with pytest.raises(EvaluationError, match="axis length 5 cannot be split into 4 outputs"):
+        oc.evaluate(four, {"X": np.arange(5, dtype=np.float32)})

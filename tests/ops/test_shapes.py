@@ -347,3 +347,19 @@ def test_gather_nd_shape() -> None:
     assert indexing_shapes.gather_nd_shape((2, 3, 4), (2, 6, 1), 1, 1) == (2, 6, 4)
     # The rule's symbols and unknown dims pass through.
     assert indexing_shapes.gather_nd_shape(("N", 3, None), ("K", 1), 1, 0) == ("K", 3, None)
+
+
+@pytest.mark.parametrize(
+    ("dim", "parts", "expected"),
+    [
+        (6, 3, [2, 2, 2]),
+        (5, 3, [2, 2, 1]),  # ceil(5 / 3) = 2 each, the last takes what is left
+        (4, 3, [2, 2, 0]),
+        (7, 2, [4, 3]),
+        (0, 3, [0, 0, 0]),  # an empty axis splits into empty parts
+        (5, 4, None),  # 2 + 2 + 2 already passes 5: no part is left for the fourth
+        (3, 0, None),
+    ],
+)
+def test_split_ceil_sizes(dim: int, parts: int, expected: list[int] | None) -> None:
+    assert shape_shapes.ceil_split_sizes(dim, parts) == expected

@@ -8,7 +8,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, normalize_axes, normalize_axis
-from onnxcraft.ops.shape.shapes import slice_bounds
+from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register"]
@@ -65,9 +65,10 @@ def _split_sizes(
             fail(op, f"split {split} does not add up to the axis length {dim}")
         return split
     if num_outputs is not None:
-        chunk = -(-dim // num_outputs)
-        sizes = [chunk] * (dim // chunk) + ([dim % chunk] if dim % chunk else [])
-        return sizes + [0] * (num_outputs - len(sizes))
+        sizes = ceil_split_sizes(dim, num_outputs)
+        if sizes is None:
+            fail(op, f"axis length {dim} cannot be split into {num_outputs} outputs")
+        return sizes
     if dim % count:
         fail(op, f"axis length {dim} does not split evenly into {count} outputs")
     return [dim // count] * count

@@ -30,7 +30,7 @@ from onnxcraft.ops.infer_common import (
     symbolic_product,
     tensor,
 )
-from onnxcraft.ops.shape.shapes import slice_bounds, slice_indices
+from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds, slice_indices
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = ["register", "slice_dim"]
@@ -267,11 +267,10 @@ def _even_split(ctx: InferenceContext, dim: Dim, n: int, axis: int) -> Sequence[
     if ctx.op.since_version >= 18:
         if ctx.attr("num_outputs") is None:
             return None
-        chunk = -(-dim // n)  # ceil: the last output takes what is left
-        last = dim - chunk * (n - 1)
-        if last < 0:
+        sizes = ceil_split_sizes(dim, n)  # the last output takes what is left
+        if sizes is None:
             raise ctx.fail(f"dimension {axis} ({dim}) cannot be split into {n} outputs")
-        return [chunk] * (n - 1) + [last]
+        return sizes
     if dim % n:
         raise ctx.fail(f"dimension {axis} ({dim}) cannot be split evenly into {n} outputs")
     return [dim // n] * n

@@ -6,7 +6,7 @@ where the dims are known (their handling of symbolic and unknown dims stays in t
 
 from __future__ import annotations
 
-__all__ = ["slice_bounds", "slice_indices"]
+__all__ = ["ceil_split_sizes", "slice_bounds", "slice_indices"]
 
 
 def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
@@ -28,3 +28,14 @@ def slice_indices(dim: int, start: int, end: int, step: int) -> range:
     """The indices Slice takes along an axis of ``dim`` elements (its length is the output's)."""
     first, stop = slice_bounds(dim, start, end, step)
     return range(first, stop, step)
+
+
+def ceil_split_sizes(dim: int, parts: int) -> list[int] | None:
+    """Split's sizes for ``num_outputs`` parts (opset 18): ``ceil(dim / parts)`` each, the last
+    part what is left; None when nothing is left for it (5 into 4 would need 2+2+2 and -1), or
+    when ``parts`` is not positive."""
+    if parts < 1:
+        return None
+    chunk = -(-dim // parts)
+    last = dim - chunk * (parts - 1)
+    return None if last < 0 else [chunk] * (parts - 1) + [last]
