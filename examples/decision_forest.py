@@ -170,9 +170,11 @@ def main(path: str | None = None) -> dict[str, object]:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(outputs["label"], np.array(labels)[expected.argmax(axis=1)])
 
-    target = Path(path) if path else Path(tempfile.mkdtemp()) / "decision_forest.onnx"
-    oc.save(model, target)
-    print(f"saved {target}; labels and probabilities of {len(trees)} trees match numpy")
+    # A scratch folder, removed afterwards, unless a path is given.
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(path) if path else Path(scratch) / "decision_forest.onnx"
+        oc.save(model, target)
+        print(f"saved {target}; labels and probabilities of {len(trees)} trees match numpy")
     return outputs
 
 

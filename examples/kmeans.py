@@ -51,9 +51,11 @@ def main(path: str | None = None) -> dict[str, np.ndarray]:
     labels, distances = reference(X, centroids)
     np.testing.assert_array_equal(outputs["label"], labels)
     np.testing.assert_allclose(outputs["distances"], distances, rtol=1e-4, atol=1e-4)
-    target = Path(path) if path else Path(tempfile.mkdtemp()) / "kmeans.onnx"
-    oc.save(model, target)
-    print(f"saved {target}; labels and distances match numpy")
+    # A scratch folder, removed afterwards, unless a path is given.
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(path) if path else Path(scratch) / "kmeans.onnx"
+        oc.save(model, target)
+        print(f"saved {target}; labels and distances match numpy")
     return outputs
 
 

@@ -69,19 +69,21 @@ def main(path: str | None = None, hidden: int = 512) -> dict[str, np.ndarray]:
     outputs = oc.evaluate(model, {"X": X})
     np.testing.assert_allclose(outputs["Y"], reference(X, layers), rtol=1e-4, atol=1e-4)
 
-    target = Path(path) if path else Path(tempfile.mkdtemp()) / "mlp.onnx"
-    oc.save(model, target, external_data=True)
-    elapsed = time.perf_counter() - started
-    data_file = target.with_name(target.name + ".data")
-    assert data_file.stat().st_size >= external_bytes  # the weights went to the side file
-    assert target.stat().st_size < 4096  # the model file only refers to them
+    # A scratch folder, removed afterwards, unless a path is given.
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(path) if path else Path(scratch) / "mlp.onnx"
+        oc.save(model, target, external_data=True)
+        elapsed = time.perf_counter() - started
+        data_file = target.with_name(target.name + ".data")
+        assert data_file.stat().st_size >= external_bytes  # the weights went to the side file
+        assert target.stat().st_size < 4096  # the model file only refers to them
 
-    reloaded = oc.load(target)  # external data is read back from beside the model
-    np.testing.assert_array_equal(oc.evaluate(reloaded, {"X": X})["Y"], outputs["Y"])
-    print(
-        f"built, checked, evaluated and saved {weight_bytes / 1e6:.1f} MB of weights in "
-        f"{elapsed:.2f} s: {target} ({target.stat().st_size} bytes) + {data_file.name}"
-    )
+        reloaded = oc.load(target)  # external data is read back from beside the model
+        np.testing.assert_array_equal(oc.evaluate(reloaded, {"X": X})["Y"], outputs["Y"])
+        print(
+            f"built, checked, evaluated and saved {weight_bytes / 1e6:.1f} MB of weights in "
+            f"{elapsed:.2f} s: {target} ({target.stat().st_size} bytes) + {data_file.name}"
+        )
     return outputs
 
 

@@ -34,12 +34,14 @@ def main(path: str | None = None) -> dict[str, np.ndarray]:
     expected = X @ weights + bias
     np.testing.assert_allclose(outputs["Y"], expected, rtol=1e-5, atol=1e-6)
 
-    target = Path(path) if path else Path(tempfile.mkdtemp()) / "linear_regression.onnx"
-    oc.save(model, target)
-    reloaded = oc.load(target)
-    again = oc.evaluate(reloaded, {"X": X})
-    np.testing.assert_array_equal(again["Y"], outputs["Y"])
-    print(f"saved {target} ({target.stat().st_size} bytes); Y matches numpy")
+    # A scratch folder, removed afterwards, unless a path is given.
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(path) if path else Path(scratch) / "linear_regression.onnx"
+        oc.save(model, target)
+        reloaded = oc.load(target)
+        again = oc.evaluate(reloaded, {"X": X})
+        np.testing.assert_array_equal(again["Y"], outputs["Y"])
+        print(f"saved {target} ({target.stat().st_size} bytes); Y matches numpy")
     return outputs
 
 

@@ -34,7 +34,7 @@ def _lint_imports() -> str:
     found = found or shutil.which("lint-imports")
     if found is None:
         pytest.fail(
-            "lint-imports is not installed; it is in the test extra: pip install -e '.[test]'"
+            "lint-imports is not installed; it is in the dev extra: pip install -e '.[dev]'"
         )
     return found
 

@@ -25,7 +25,7 @@ def _run(*command: str) -> subprocess.CompletedProcess[str]:
 def _ruff() -> str:
     found = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if found is None:
-        pytest.fail("ruff is not installed; it is part of the test extra: pip install -e '.[test]'")
+        pytest.fail("ruff is not installed; it is part of the dev extra: pip install -e '.[dev]'")
     return found
 
 
