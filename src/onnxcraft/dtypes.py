@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "as_representation",
     "INTEGER_TYPES",
     "MAP_KEY_TYPES",
     "ElementType",
@@ -142,6 +143,62 @@ _FROM_NUMPY: dict[np.dtype[Any], ElementType] = {
 }
 _FROM_STRUCTURED = {name: elem for elem, (name, _) in _EXOTIC.items()}
 
+# The dtypes of the ml_dtypes package (what onnx's numpy_helper returns for these types), by
+# their scalar type's name: one element a byte (two for bfloat16) holding the same bits as the
+# field of onnxcraft's structured representation. ml_dtypes itself is never imported.
+_ML_DTYPES: dict[str, ElementType] = {
+    "bfloat16": ElementType.BFLOAT16,
+    "float8_e4m3fn": ElementType.FLOAT8E4M3FN,
+    "float8_e4m3fnuz": ElementType.FLOAT8E4M3FNUZ,
+    "float8_e5m2": ElementType.FLOAT8E5M2,
+    "float8_e5m2fnuz": ElementType.FLOAT8E5M2FNUZ,
+    "float8_e8m0fnu": ElementType.FLOAT8E8M0,
+    "float4_e2m1fn": ElementType.FLOAT4E2M1,
+    "float6_e2m3fn": ElementType.FLOAT6E2M3,
+    "float6_e3m2fn": ElementType.FLOAT6E3M2,
+    "int4": ElementType.INT4,
+    "uint4": ElementType.UINT4,
+    "int2": ElementType.INT2,
+    "uint2": ElementType.UINT2,
+}
+
+
+# The sign bit's value of the signed small integers, whose codes ml_dtypes keeps unsigned.
+_SIGNED_SMALL = {ElementType.INT4: 8, ElementType.INT2: 2}
+
+# numpy numbers the dtypes that other packages register from here on.
+_NPY_USERDEF = 256
+
+
+def _ml_dtypes_element(dtype: np.dtype[Any]) -> ElementType | None:
+    """The element type of an ml_dtypes dtype, None for any other dtype."""
+    if dtype.num < _NPY_USERDEF or dtype.names is not None:
+        return None  # a dtype of numpy's own
+    elem = _ML_DTYPES.get(getattr(dtype.type, "__name__", ""))
+    if elem is None or dtype.itemsize != _STRUCTURED[elem].itemsize:
+        return None
+    return elem
+
+
+def as_representation(value: Any) -> Any:
+    """``value`` in onnxcraft's representation of its element type: an array (or scalar) of an
+    ml_dtypes dtype becomes a view of the same bits with onnxcraft's structured dtype; anything
+    else is returned as it is."""
+    dtype = getattr(value, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        return value
+    elem = _ml_dtypes_element(dtype)
+    if elem is None:
+        return value
+    if elem in _SIGNED_SMALL:
+        # ml_dtypes keeps a signed int4/int2 as its two's-complement bits in the low bits of a
+        # byte; onnxcraft holds the value itself (sign-extended): a copy, sized like the input.
+        half = _SIGNED_SMALL[elem]
+        bits = np.asarray(value).view(np.uint8)
+        values = ((bits & (2 * half - 1)).astype(np.int8) ^ half) - half
+        return values.astype(np.int8).view(_STRUCTURED[elem])
+    return np.asarray(value).view(_STRUCTURED[elem])
+
 
 def numpy_dtype(elem: ElementType | int) -> np.dtype[Any]:
     """The numpy dtype onnxcraft uses for arrays of element type ``elem``."""
@@ -197,9 +254,9 @@ def element_type_of(value: Any) -> ElementType:
         raise TypeError(f"cannot read {value!r} as an element type") from exc
     if dtype.names is not None and len(dtype.names) == 1 and dtype.names[0] in _FROM_STRUCTURED:
         return _FROM_STRUCTURED[dtype.names[0]]
-    ml_name = getattr(dtype.type, "__name__", "")
-    if ml_name in _FROM_TYPE_STRING and dtype not in _FROM_NUMPY and dtype.kind == "V":
-        return _FROM_TYPE_STRING[ml_name]  # an ml_dtypes dtype (bfloat16, float8_* ...)
+    ml_elem = _ml_dtypes_element(dtype)
+    if ml_elem is not None:
+        return ml_elem  # an ml_dtypes dtype (bfloat16, float8_* ...)
     if dtype.kind in "US":
         return ElementType.STRING
     normalized = dtype.newbyteorder("<") if dtype.byteorder == ">" else dtype

@@ -49,8 +49,10 @@ def _decode_to_float32(array: np.ndarray) -> np.ndarray:
     if elem in FORMATS:
         return decode(bits, FORMATS[elem])
     if elem == ElementType.FLOAT8E8M0:
-        with np.errstate(over="ignore"):  # code 0xFF (NaN) would overflow; replaced below
-            values = np.exp2(bits.astype(np.float32) - 127)
+        # ldexp is exact where float32 exp2 may round (2**127 came out one ulp high); code
+        # 0xFF (NaN) would overflow and is replaced below.
+        with np.errstate(over="ignore"):
+            values: np.ndarray = np.ldexp(np.float32(1), bits.astype(np.int32) - 127)
         return np.where(bits == 0xFF, np.float32(np.nan), values).astype(np.float32)
     if elem in _SMALL_INTS:
         return bits.astype(np.float32)
