@@ -44,8 +44,11 @@ NO_NAN_FORMATS = {"FLOAT4E2M1", "FLOAT6E2M3", "FLOAT6E3M2"}
 _OPSET = {23: 23, 24: 24, 27: 25, 28: 25}
 
 
-def _cast_model(source: int, target: int, saturate: int, size: int) -> onnx.ModelProto:
-    node = helper.make_node("Cast", ["x"], ["y"], to=target, saturate=saturate)
+def _cast_model(
+    source: int, target: int, saturate: int, size: int, round_mode: str | None = None
+) -> onnx.ModelProto:
+    extra = {} if round_mode is None else {"round_mode": round_mode}
+    node = helper.make_node("Cast", ["x"], ["y"], to=target, saturate=saturate, **extra)
     graph = helper.make_graph(
         [node],
         "cast",
@@ -153,3 +156,14 @@ def test_cast_float8_follows_the_standard_table(saturate: int) -> None:
         assert np.isnan(to_float32(result)).all(), target
         signs = [bool(code & 0x80) for code in _codes(result)]
         assert signs == ([False, True] if "UZ" not in target else [True, True]), target
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+@pytest.mark.parametrize("round_mode", ["up", "down", "nearest"])
+def test_cast_to_float8e8m0_rounds_as_the_reference(round_mode: str, saturate: int) -> None:
+    powers = [2.0**-127, 2.0**-128, 1.5 * 2.0**-126, 2.0**127, 1.5 * 2.0**127, 0.75, 3.0]
+    x = np.asarray(SPECIALS + powers, dtype=np.float32)
+    x = x[~np.signbit(x)]  # negative values are unspecified for float8e8m0
+    model = _cast_model(1, TARGETS["FLOAT8E8M0"], saturate, len(x), round_mode)
+    expected = _codes(ReferenceEvaluator(model).run(None, {"x": x})[0])
+    np.testing.assert_array_equal(_onnxcraft_codes(model, x), expected)
