@@ -267,6 +267,15 @@ class Preparer:
         actual = {a.name: a for a in node.attributes}
         defaults = {a.name: a for a in function.attribute_defaults}
         nodes = [_substitute(n, actual, defaults) for n in function.nodes]
+        # An optional input the caller omits is omitted inside the body too: a body node that
+        # reads it gets no input there (ReduceSumSquare without axes passes none to ReduceSum).
+        omitted = {
+            name
+            for index, name in enumerate(function.inputs)
+            if index >= len(node.inputs) or not node.inputs[index]
+        }
+        if omitted:
+            nodes = [_omitting(n, omitted) for n in nodes]
         inputs = [ir.ValueInfo(name) for name in function.inputs]
         opsets = dict(self.opsets)
         opsets.update(function.opset_imports)
@@ -301,6 +310,14 @@ def _elem_type(value: ValueType | None) -> int | None:
     if isinstance(value, Map):
         return _elem_type(value.value)
     return None
+
+
+def _omitting(node: ir.Node, omitted: set[str]) -> ir.Node:
+    """``node`` with the inputs named in ``omitted`` left empty."""
+    if not omitted.intersection(node.inputs):
+        return node
+    inputs = ["" if name in omitted else name for name in node.inputs]
+    return ir.Node(node.op_type, inputs, node.outputs, node.domain, node.name, node.attributes)
 
 
 def _substitute(

@@ -57,11 +57,23 @@ def decode(bits: np.ndarray, fmt: MiniFloat) -> np.ndarray:
 
 
 def _nan_code(fmt: MiniFloat) -> int:
+    """The code a NaN (or, without saturation, an overflow) encodes to, sign bit clear."""
     if fmt.uz:
         return 1 << (fmt.bits - 1)
-    if fmt.fn_nan or fmt.ieee_nan:
-        return (1 << (fmt.bits - 1)) - 1  # all exponent and mantissa bits set, sign clear
-    return 1 << (fmt.bits - 1)  # no NaN in the format: the standard maps NaN to -0
+    if fmt.fn_nan:
+        return (1 << (fmt.bits - 1)) - 1  # the only NaN: all exponent and mantissa bits set
+    if fmt.ieee_nan:
+        # The canonical quiet NaN: only the top mantissa bit set (float32's 0x7FC00000
+        # narrowed), what the standard's test data holds for float8e5m2 (0x7E).
+        top = (1 << fmt.exponent_bits) - 1
+        return (top << fmt.mantissa_bits) | (1 << (fmt.mantissa_bits - 1))
+    # No NaN in the format: the standard's test data (Cast to float4e2m1) maps NaN to -0.
+    return 1 << (fmt.bits - 1)
+
+
+def _sign_bits(x: np.ndarray, fmt: MiniFloat) -> np.ndarray:
+    """The sign bit of each value, placed where the format keeps it."""
+    return np.where(np.signbit(x), 1 << (fmt.bits - 1), 0)
 
 
 def encode(values: np.ndarray, fmt: MiniFloat, *, saturate: bool) -> np.ndarray:
@@ -90,14 +102,16 @@ def encode(values: np.ndarray, fmt: MiniFloat, *, saturate: bool) -> np.ndarray:
     result = result | np.where(sign, 1 << (fmt.bits - 1), 0)
     if fmt.has_inf:
         inf_code = ((1 << fmt.exponent_bits) - 1) << fmt.mantissa_bits
-        result = np.where(
-            overflow | ~finite, inf_code | np.where(np.signbit(x), 1 << (fmt.bits - 1), 0), result
-        )
+        result = np.where(overflow | ~finite, inf_code | _sign_bits(x, fmt), result)
     elif not no_specials:
-        result = np.where(overflow | ~finite, _nan_code(fmt), result)
+        # Without saturation an overflow or infinity is NaN; the fn formats have a NaN of
+        # each sign and keep the value's (-inf to 0xFF for float8e4m3fn, as the standard's
+        # table and onnxruntime do); the fnuz formats have a single NaN.
+        nan_code = _nan_code(fmt) if fmt.uz else _nan_code(fmt) | _sign_bits(x, fmt)
+        result = np.where(overflow | ~finite, nan_code, result)
     nan = np.isnan(x)
     if nan.any():
         keeps_sign = not fmt.uz and not no_specials
-        sign_bits = np.where(np.signbit(x), 1 << (fmt.bits - 1), 0) if keeps_sign else 0
+        sign_bits = _sign_bits(x, fmt) if keeps_sign else 0
         result = np.where(nan, _nan_code(fmt) | sign_bits, result)
     return result.astype(np.uint8)

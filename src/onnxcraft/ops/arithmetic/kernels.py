@@ -12,6 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.arithmetic.shapes import (
+    is_single_element,
+    legacy_broadcast_problem,
+    legacy_broadcast_start,
+)
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
 from onnxcraft.ops.lowp import as_float, encode_like
@@ -23,19 +28,15 @@ __all__ = ["register", "legacy_broadcast"]
 def legacy_broadcast(
     op: str, a: np.ndarray, b: np.ndarray, broadcast: int, axis: int | None
 ) -> np.ndarray:
-    """B reshaped for the opset < 7 broadcasting rule (B's shape is a run of A's axes)."""
-    if not broadcast:
-        if a.shape != b.shape:
-            fail(op, f"shapes {list(a.shape)} and {list(b.shape)} differ and broadcast=0")
+    """B reshaped so that numpy broadcasts it as the opset < 7 rule does (ops/arithmetic/shapes)."""
+    problem = legacy_broadcast_problem(a.shape, b.shape, broadcast, axis)
+    if problem is not None:
+        fail(op, problem)
+    if b.shape == a.shape:
         return b
-    if b.ndim == 0 or b.shape == a.shape:
-        return b
-    start = a.ndim - b.ndim if axis is None else (axis + a.ndim if axis < 0 else axis)
-    if start < 0 or start + b.ndim > a.ndim or a.shape[start : start + b.ndim] != b.shape:
-        fail(
-            op,
-            f"B of shape {list(b.shape)} does not match A's shape {list(a.shape)} at axis {start}",
-        )
+    if is_single_element(a.shape, b.shape):
+        return b.reshape(())
+    start = legacy_broadcast_start(a.ndim, b.ndim, axis)
     return b.reshape((1,) * start + b.shape + (1,) * (a.ndim - start - b.ndim))
 
 
@@ -89,13 +90,17 @@ _mul = _binary(np.multiply, "Mul")
 _divide = _binary(_div, "Div")
 
 
-def pow_(base: Any, exponent: Any, *, broadcast: int = 0, axis: int | None = None) -> np.ndarray:
+def pow_(base: Any, exponent: Any) -> np.ndarray:
     base, exponent = np.asarray(base), np.asarray(exponent)
-    if broadcast:
-        exponent = legacy_broadcast("Pow", base, exponent, broadcast, axis)
     # Z has X's type whatever Y's is: decode both, encode the result like X (not like the
     # first low-precision input, as compute_in_float32 would).
     return encode_like(_pow(as_float(base), as_float(exponent)), base)
+
+
+def pow_1(base: Any, exponent: Any, *, broadcast: int = 0, axis: int | None = None) -> np.ndarray:
+    """Pow-1: the legacy broadcasting rule, B into A."""
+    base, exponent = np.asarray(base), np.asarray(exponent)
+    return pow_(base, legacy_broadcast("Pow", base, exponent, broadcast, axis))
 
 
 @compute_in_float32
@@ -130,7 +135,8 @@ def register(kernels: KernelRegistry) -> None:
         legacy = kernel.legacy  # type: ignore[attr-defined]
         kernels.add(name, legacy, since=versions_between(name, 1, 6))
         kernels.add(name, kernel, since=versions_between(name, 7))
-    kernels.add("Pow", pow_, since=versions("Pow"))
+    kernels.add("Pow", pow_1, since=versions_between("Pow", 1, 6))
+    kernels.add("Pow", pow_, since=versions_between("Pow", 7))
     kernels.add("Mod", mod, since=versions("Mod"))
     kernels.add("Max", _variadic(np.maximum, "Max"), since=versions("Max"))
     kernels.add("Min", _variadic(np.minimum, "Min"), since=versions("Min"))

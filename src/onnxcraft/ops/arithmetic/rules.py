@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from onnxcraft.ops.arithmetic.shapes import legacy_broadcast_problem
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import (
     broadcast,
@@ -21,9 +22,9 @@ from onnxcraft.ops.infer_common import (
     entry_sub,
     tensor,
 )
-from onnxcraft.types import Dim, Tensor, ValueType
+from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
-__all__ = ["register", "binary_rule"]
+__all__ = ["register", "binary_rule", "legacy_shape"]
 
 _ENTRY_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
     "Add": entry_add,
@@ -45,7 +46,7 @@ def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
         return [None]
     op = ctx.op
     if op.since_version < 7 and op.op_type in _LEGACY_BROADCAST:
-        return [tensor(a.elem_type, a.shape)]  # limited broadcast: B fits into A's shape
+        return [tensor(a.elem_type, legacy_shape(ctx))]
     shape = broadcast(op.op_type, a.shape, None if b is None else b.shape)
     elem = a.elem_type
     if elem is None and b is not None and op.op_type != "Pow":  # Pow's exponent has its own type
@@ -53,6 +54,18 @@ def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
     if ctx.input_values and ctx.has_symbolic_input():
         _propagate(ctx, [0, 1])
     return [tensor(elem, shape)]
+
+
+def legacy_shape(ctx: InferenceContext) -> Shape:
+    """A's shape, once B is known to fit it under the opset < 7 broadcasting rule."""
+    a, b = ctx.shape(0), ctx.shape(1)
+    if a is not None and b is not None:
+        problem = legacy_broadcast_problem(
+            a, b, int(ctx.attr("broadcast", 0) or 0), ctx.attr("axis")
+        )
+        if problem is not None:
+            raise ctx.fail(problem)
+    return a
 
 
 def _propagate(ctx: InferenceContext, indices: list[int]) -> None:

@@ -24,13 +24,16 @@ def _decoded(x: Any) -> np.ndarray:
 
 
 def _compare(fn: Callable[[Any, Any], Any], name: str) -> Callable[..., Any]:
-    def kernel(a: Any, b: Any, *, broadcast: int = 0, axis: int | None = None) -> np.ndarray:
+    def kernel(a: Any, b: Any) -> np.ndarray:
+        return np.asarray(fn(_decoded(a), _decoded(b)), dtype=bool)
+
+    def legacy(a: Any, b: Any, *, broadcast: int = 0, axis: int | None = None) -> np.ndarray:
         a, b = _decoded(a), _decoded(b)
-        if broadcast:
-            b = legacy_broadcast(name, a, b, broadcast, axis)
-        return np.asarray(fn(a, b), dtype=bool)
+        return kernel(a, legacy_broadcast(name, a, b, broadcast, axis))
 
     kernel.__name__ = name.lower()
+    legacy.__name__ = f"{name.lower()}_legacy"
+    kernel.legacy = legacy  # type: ignore[attr-defined]
     return kernel
 
 
@@ -103,7 +106,10 @@ def register(kernels: KernelRegistry) -> None:
         "Xor": np.logical_xor,
     }
     for name, fn in comparisons.items():
-        kernels.add(name, _compare(fn, name), since=versions(name))
+        kernel = _compare(fn, name)
+        # Versions before 7 take the legacy broadcast/axis attributes (B into A).
+        kernels.add(name, kernel.legacy, since=versions_between(name, 1, 6))  # type: ignore[attr-defined]
+        kernels.add(name, kernel, since=versions_between(name, 7))
     kernels.add("Not", _not, since=versions("Not"))
     kernels.add("BitwiseNot", _bitwise_not, since=versions("BitwiseNot"))
     kernels.add("BitwiseAnd", _bitwise(np.bitwise_and), since=versions("BitwiseAnd"))

@@ -7,7 +7,7 @@ itself, and Where picks entries by a known condition.
 from __future__ import annotations
 
 from onnxcraft.dtypes import ElementType
-from onnxcraft.ops.arithmetic.rules import binary_rule
+from onnxcraft.ops.arithmetic.rules import binary_rule, legacy_shape
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import broadcast, broadcast_many, entries_binary, tensor
 from onnxcraft.ops.math_unary.rules import same_type
@@ -21,7 +21,7 @@ _COMPARISON = ("Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And
 def _comparison(ctx: InferenceContext) -> list[ValueType | None]:
     a, b = ctx.tensor(0), ctx.tensor(1)
     if ctx.op.since_version < 7:
-        shape = None if a is None else a.shape  # limited broadcast: B fits into A's shape
+        shape = legacy_shape(ctx)  # B fits into A's shape: the result has A's
     else:
         shape = broadcast(
             ctx.op.op_type, None if a is None else a.shape, None if b is None else b.shape

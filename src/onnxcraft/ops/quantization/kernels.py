@@ -133,10 +133,13 @@ def dequantize_linear(
 
 def dynamic_quantize_linear(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float32)
-    low = min(0.0, float(x.min())) if x.size else 0.0
-    high = max(0.0, float(x.max())) if x.size else 0.0
-    scale = np.float32((high - low) / 255)
-    zero = np.uint8(np.clip(np.rint(-low / scale), 0, 255)) if scale else np.uint8(0)
+    # In float32 throughout, each step rounded as the standard's function body rounds it: a
+    # scale one ulp off moves a zero point or a code that sits on a rounding tie.
+    none = np.float32(0)
+    low = np.minimum(none, x.min()) if x.size else none
+    high = np.maximum(none, x.max()) if x.size else none
+    scale = np.float32(high - low) / np.float32(255)
+    zero = np.uint8(np.rint(np.clip(none - low / scale, 0, 255))) if scale else np.uint8(0)
     y = (
         np.clip(np.rint(x / scale) + zero, 0, 255).astype(np.uint8)
         if scale

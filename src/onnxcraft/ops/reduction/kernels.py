@@ -36,6 +36,9 @@ def _highest(dtype: np.dtype[Any]) -> Any:
 
 
 def _log_sum_exp(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    if x.dtype.kind in "iub":
+        # Integers go through double, as the function body casts them (x - peak must not wrap).
+        x = x.astype(np.float64)
     if x.size == 0:
         return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, -np.inf, x.dtype)
     peak = np.max(x, axis=axis, keepdims=True)
@@ -63,9 +66,10 @@ _AXES_INPUT = {"ReduceSum": 13}
 
 def _reduce(op: str, x: np.ndarray, axes: list[int] | None, keepdims: int, noop: int) -> np.ndarray:
     if not axes:
-        if noop:
-            return x
-        axes = list(range(x.ndim))
+        # noop_with_empty_axes reduces over no axis at all, which still applies the elementwise
+        # part of the operator (x*x, |x|, log x ...), as its function body does; numpy's
+        # reductions over the empty tuple of axes do exactly that.
+        axes = [] if noop else list(range(x.ndim))
     norm = normalize_axes(axes, x.ndim, op=op)
     with np.errstate(all="ignore"):
         result = _REDUCERS[op](x, norm, bool(keepdims))
