@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -1059,3 +1060,25 @@ def test_random_breakage_never_crashes_and_onnx_rejects_imply_we_do(
     except oc.ValidationError:
         ours_ok = False
     assert onnx_ok or not ours_ok, "onnx's checker rejects a model oc.check accepts"
+
+
+def test_external_data_of_the_wrong_size_is_reported(tmp_path: Path) -> None:
+    """onnx.proto: external data holds the tensor's bytes; read from a file, a length that
+    contradicts the dims is a [tensor-data] problem (onnx's checker does not look)."""
+    model = _fresh("helper")
+    onnx.save_model(model, tmp_path / "m.onnx", save_as_external_data=True, size_threshold=0)
+    saved = onnx.load(tmp_path / "m.onnx", load_external_data=False)
+    entries = saved.graph.initializer[0].external_data
+    lengths = [e for e in entries if e.key == "length"]
+    if lengths:
+        lengths[0].value = "32"
+    else:
+        entries.add(key="length", value="32")
+    onnx.save_model(saved, tmp_path / "m.onnx")
+    with pytest.raises(oc.ValidationError) as info:
+        oc.check(tmp_path / "m.onnx")
+    expected = (
+        "graph initializer 'W': [tensor-data] tensor 'W' has 32 bytes of external data; "
+        "dims [3, 3] of FLOAT need 36"
+    )
+    assert expected in info.value.problems

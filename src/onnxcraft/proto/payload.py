@@ -18,7 +18,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from onnxcraft.dtypes import ElementType, storage_dtype
 from onnxcraft.proto import AttributeProto, TensorProto
 
-__all__ = ["attribute_storage_problem", "tensor_storage_problem"]
+__all__ = ["attribute_storage_problem", "external_size_problem", "tensor_storage_problem"]
 
 # The value field of each attribute type.
 _ATTRIBUTE_FIELDS = {
@@ -125,12 +125,28 @@ def tensor_storage_problem(proto: TensorProto) -> str:
 def _raw_problem(proto: TensorProto, elem: ElementType, dims: list[int], count: int) -> str:
     if elem == _E.STRING:
         return "is a STRING tensor with data in 'raw_data'; strings go in 'string_data'"
-    bits = _PACKED_BITS.get(elem)
-    expected = count * storage_dtype(elem).itemsize if bits is None else -(-count * bits // 8)
+    expected = _byte_size(elem, count)
     found = len(proto.raw_data)
     if found != expected:
         return f"has {found} bytes of raw_data; dims {dims} of {elem.name} need {expected}"
     return ""
+
+
+def external_size_problem(proto: TensorProto, length: int) -> str:
+    """What is wrong with ``length`` external bytes for ``proto``'s dims ("" when nothing)."""
+    dims = list(proto.dims)
+    elem = _ELEMENTS.get(proto.data_type)
+    if elem is None or elem in (_E.UNDEFINED, _E.STRING) or any(d < 0 for d in dims):
+        return tensor_storage_problem(proto)
+    expected = _byte_size(elem, math.prod(dims))
+    if length != expected:
+        return f"has {length} bytes of external data; dims {dims} of {elem.name} need {expected}"
+    return ""
+
+
+def _byte_size(elem: ElementType, count: int) -> int:
+    bits = _PACKED_BITS.get(elem)
+    return count * storage_dtype(elem).itemsize if bits is None else -(-count * bits // 8)
 
 
 def _external_problem(proto: TensorProto, used: list[str]) -> str:

@@ -31,7 +31,11 @@ from onnxcraft.proto import (
     ValueInfoProto,
 )
 from onnxcraft.proto.external_data import external_range
-from onnxcraft.proto.payload import attribute_storage_problem, tensor_storage_problem
+from onnxcraft.proto.payload import (
+    attribute_storage_problem,
+    external_size_problem,
+    tensor_storage_problem,
+)
 from onnxcraft.proto.tensor import from_array, mapped_array, to_array
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
@@ -413,8 +417,10 @@ class _Reader:
         """A tensor whose external data is mapped from its file on first use. It keeps no
         reference to the file's location: written anywhere, it carries its data."""
         assert self.base_dir is not None
-        external_range(proto, self.base_dir)  # an unsafe or out-of-range location fails now
-        return ir.TensorData(
+        # An unsafe or out-of-range location fails now; a size that contradicts the dims is
+        # noted for oc.check (and fails when the data is used).
+        where = external_range(proto, self.base_dir)
+        data = ir.TensorData(
             proto.name,
             _ELEMENTS.get(proto.data_type, ElementType.UNDEFINED),
             tuple(proto.dims),
@@ -422,6 +428,8 @@ class _Reader:
             doc_string=proto.doc_string,
             metadata={e.key: e.value for e in proto.metadata_props},
         )
+        data.malformed = external_size_problem(proto, where.length)
+        return data
 
     def sparse(self, proto: SparseTensorProto) -> ir.SparseData:
         return ir.SparseData(
