@@ -57,6 +57,7 @@ class TensorData:
         "dims",
         "doc_string",
         "elem_type",
+        "malformed",
         "metadata",
         "name",
         "source",
@@ -82,6 +83,8 @@ class TensorData:
         self.source = source  # the message it was read from, for lossless re-serialization
         self.doc_string = doc_string
         self.metadata: Mapping[str, str] = metadata or _NO_METADATA  # TensorProto.metadata_props
+        # What is wrong with how the file stored its data (size against dims, field), or "".
+        self.malformed = ""
 
     @classmethod
     def from_array(cls, name: str, array: np.ndarray, elem_type: ElementType) -> TensorData:
@@ -115,6 +118,8 @@ class Attribute:
     value: Any = None
     ref: str = ""
     doc_string: str = ""
+    # What is wrong with how the file stored it (a value outside its type's field), "" if nothing.
+    malformed: str = ""
 
 
 @dataclass

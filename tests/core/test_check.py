@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -558,6 +559,77 @@ def _initializer_not_an_input_at_ir3(m: onnx.ModelProto) -> str:
 
 LENIENT_SHADOW = "IR.md: a node output in a nested subgraph MUST differ from outer names"
 
+# -- how values are stored (onnx.proto: one field per type, as many values as the dims) ----------
+
+
+def _flatten(m: onnx.ModelProto) -> onnx.NodeProto:
+    m.graph.node.append(helper.make_node("Flatten", ["X"], ["flat"], name="flat", axis=1))
+    return m.graph.node[-1]  # append copies: change the model's own node
+
+
+def _int_attribute_in_floats(m: onnx.ModelProto) -> str:
+    """The issue's example: declared INT, its value in ``floats`` (read by type it is 0)."""
+    attr = _flatten(m).attribute[0]
+    attr.ClearField("i")
+    attr.floats.append(1.0)
+    return _at(_node(m.graph, "Flatten"))
+
+
+def _attribute_without_type(m: onnx.ModelProto) -> str:
+    node = _flatten(m)
+    node.attribute[0].ClearField("type")
+    return _at(node)
+
+
+def _initializer_raw_data_short(m: onnx.ModelProto) -> str:
+    tensor = m.graph.initializer[0]
+    tensor.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(tensor), tensor.name))
+    tensor.raw_data = tensor.raw_data[:-4]
+    return f"graph initializer {tensor.name!r}"
+
+
+def _constant_float_data_short(m: onnx.ModelProto) -> str:
+    value = helper.make_tensor("k", FLOAT, [3], [1.0, 2.0, 3.0])
+    del value.float_data[-1]
+    node = helper.make_node("Constant", [], ["k"], name="k", value=value)
+    m.graph.node.insert(0, node)
+    return "graph node 0 ('k', Constant) attribute 'value'"
+
+
+def _external_without_location(m: onnx.ModelProto) -> str:
+    tensor = m.graph.initializer[0]
+    tensor.ClearField("raw_data")
+    tensor.ClearField("float_data")
+    tensor.data_location = TensorProto.EXTERNAL
+    entry = tensor.external_data.add()
+    entry.key, entry.value = "offset", "0"
+    return f"graph initializer {tensor.name!r}"
+
+
+def _sparse_index_out_of_range(m: onnx.ModelProto) -> str:
+    values = helper.make_tensor("sp", FLOAT, [2], [1.0, 2.0])
+    indices = helper.make_tensor("sp_i", TensorProto.INT64, [2], [1, 9])
+    m.graph.sparse_initializer.append(helper.make_sparse_tensor(values, indices, [2, 3]))
+    return "graph initializer 'sp'"
+
+
+def _initializer_type_differs_from_input(m: onnx.ModelProto) -> str:
+    m.graph.initializer.append(numpy_helper.from_array(np.zeros(3, F32), "X"))
+    return "graph initializer 'X'"
+
+
+def _if_branch_with_extra_output(m: onnx.ModelProto) -> str:
+    branch = _branch(m)
+    branch.node.append(helper.make_node("Identity", ["r"], ["extra"], name="extra"))
+    branch.output.append(helper.make_tensor_value_info("extra", FLOAT, ["N", 3]))
+    return _at(_node(m.graph, "If"))
+
+
+def _negative_dim_in_input_type(m: onnx.ModelProto) -> str:
+    m.graph.input[0].type.tensor_type.shape.dim[1].dim_value = -3
+    return "a type"
+
+
 CASES = [
     Case("node output defined twice", "ssa", _ssa_node_output),
     Case("graph input listed twice", "ssa", _ssa_input_twice),
@@ -672,7 +744,48 @@ CASES = [
         why="ONNX's release table (onnx.helper.VERSION_TABLE) ties each opset to an IR version",
     ),
     Case("initializer not an input at IR 3", "ir-version", _initializer_not_an_input_at_ir3),
+    Case("INT attribute with its value in floats", "attribute-value", _int_attribute_in_floats),
+    Case("attribute without a type", "attribute-value", _attribute_without_type),
+    Case("initializer raw_data shorter than dims", "tensor-data", _initializer_raw_data_short),
+    Case("Constant value with too few floats", "tensor-data", _constant_float_data_short),
+    Case("external tensor without location", "tensor-data", _external_without_location),
+    Case("sparse index outside dims", "sparse-tensor", _sparse_index_out_of_range),
+    Case(
+        "initializer of another type than its input",
+        "initializer",
+        _initializer_type_differs_from_input,
+    ),
+    Case("If branch with more outputs than the node", "subgraph", _if_branch_with_extra_output),
+    Case("negative dimension in an input type", "proto", _negative_dim_in_input_type),
 ]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "message"),
+    [
+        (
+            _int_attribute_in_floats,
+            "[attribute-value] attribute 'axis' is declared INT, whose value belongs in 'i', "
+            "but holds a value in 'floats'",
+        ),
+        (
+            _initializer_raw_data_short,
+            "[tensor-data] tensor 'W' has 32 bytes of raw_data; dims [3, 3] of FLOAT need 36",
+        ),
+        (
+            _sparse_index_out_of_range,
+            "[sparse-tensor] sparse tensor 'sp': index 9 (entry 1) is outside [0, 5]",
+        ),
+        (
+            _if_branch_with_extra_output,
+            "[subgraph] attribute 'then_branch' has 2 outputs, the node implies 1",
+        ),
+    ],
+)
+def test_storage_messages_say_expected_and_found(breaks: Callable, message: str) -> None:
+    model = _fresh("helper")
+    where = breaks(model)
+    assert any(where in p and message in p for p in _problems(model)), _problems(model)
 
 
 def _problems(model: onnx.ModelProto) -> tuple[str, ...]:
@@ -947,3 +1060,25 @@ def test_random_breakage_never_crashes_and_onnx_rejects_imply_we_do(
     except oc.ValidationError:
         ours_ok = False
     assert onnx_ok or not ours_ok, "onnx's checker rejects a model oc.check accepts"
+
+
+def test_external_data_of_the_wrong_size_is_reported(tmp_path: Path) -> None:
+    """onnx.proto: external data holds the tensor's bytes; read from a file, a length that
+    contradicts the dims is a [tensor-data] problem (onnx's checker does not look)."""
+    model = _fresh("helper")
+    onnx.save_model(model, tmp_path / "m.onnx", save_as_external_data=True, size_threshold=0)
+    saved = onnx.load(tmp_path / "m.onnx", load_external_data=False)
+    entries = saved.graph.initializer[0].external_data
+    lengths = [e for e in entries if e.key == "length"]
+    if lengths:
+        lengths[0].value = "32"
+    else:
+        entries.add(key="length", value="32")
+    onnx.save_model(saved, tmp_path / "m.onnx")
+    with pytest.raises(oc.ValidationError) as info:
+        oc.check(tmp_path / "m.onnx")
+    expected = (
+        "graph initializer 'W': [tensor-data] tensor 'W' has 32 bytes of external data; "
+        "dims [3, 3] of FLOAT need 36"
+    )
+    assert expected in info.value.problems

@@ -16,7 +16,7 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
-from onnxcraft.errors import ProtoError
+from onnxcraft.errors import ProtoError, ValidationError
 from onnxcraft.proto import (
     AttributeProto,
     FunctionProto,
@@ -31,6 +31,11 @@ from onnxcraft.proto import (
     ValueInfoProto,
 )
 from onnxcraft.proto.external_data import external_range
+from onnxcraft.proto.payload import (
+    attribute_storage_problem,
+    external_size_problem,
+    tensor_storage_problem,
+)
 from onnxcraft.proto.tensor import from_array, mapped_array, to_array
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
@@ -125,6 +130,11 @@ def _shape_from_proto(target: Any) -> tuple[int | str | None, ...] | None:
     for d in target.shape.dim:
         which = d.WhichOneof("value")
         if which == "dim_value":
+            if d.dim_value < 0:
+                # Not a shape the IR can hold: reported as the model breaking the IR rules.
+                raise ValidationError(
+                    [f"a type: [proto] its shape has the dimension {d.dim_value}; dims are >= 0"]
+                )
             dims.append(int(d.dim_value))
         elif which == "dim_param":
             dims.append(d.dim_param or None)
@@ -392,7 +402,7 @@ class _Reader:
         if self.map_external and proto.data_location == TensorProto.EXTERNAL:
             return self._mapped_tensor(proto)
         # Models hold many tensors: this stays lean (no closure, dims copied in one call).
-        return ir.TensorData(
+        data = ir.TensorData(
             proto.name,
             _ELEMENTS.get(proto.data_type, ElementType.UNDEFINED),
             tuple(proto.dims),
@@ -400,13 +410,17 @@ class _Reader:
             source=proto,
             doc_string=proto.doc_string,
         )
+        data.malformed = tensor_storage_problem(proto)
+        return data
 
     def _mapped_tensor(self, proto: TensorProto) -> ir.TensorData:
         """A tensor whose external data is mapped from its file on first use. It keeps no
         reference to the file's location: written anywhere, it carries its data."""
         assert self.base_dir is not None
-        external_range(proto, self.base_dir)  # an unsafe or out-of-range location fails now
-        return ir.TensorData(
+        # An unsafe or out-of-range location fails now; a size that contradicts the dims is
+        # noted for oc.check (and fails when the data is used).
+        where = external_range(proto, self.base_dir)
+        data = ir.TensorData(
             proto.name,
             _ELEMENTS.get(proto.data_type, ElementType.UNDEFINED),
             tuple(proto.dims),
@@ -414,6 +428,8 @@ class _Reader:
             doc_string=proto.doc_string,
             metadata={e.key: e.value for e in proto.metadata_props},
         )
+        data.malformed = external_size_problem(proto, where.length)
+        return data
 
     def sparse(self, proto: SparseTensorProto) -> ir.SparseData:
         return ir.SparseData(
@@ -425,6 +441,7 @@ class _Reader:
         if kind is None:
             kind = _guess_attribute_type(proto)
         attr = ir.Attribute(proto.name, kind, None, proto.ref_attr_name, proto.doc_string)
+        attr.malformed = attribute_storage_problem(proto)
         if proto.ref_attr_name:
             return attr
         if kind == "FLOAT":

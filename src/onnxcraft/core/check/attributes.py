@@ -20,6 +20,9 @@ def check_attribute(
     elif attr.name in seen:
         problems.report(place, "attribute", f"attribute {attr.name!r} is given twice")
     seen.add(attr.name)
+    if attr.malformed:
+        problems.report(place, "attribute-value", f"attribute {attr.name!r} {attr.malformed}")
+        return False
     if attr.ref:
         _check_reference(attr, place, scope, problems)
         return False

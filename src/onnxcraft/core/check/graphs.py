@@ -18,11 +18,18 @@ from onnxcraft.core.check.operators import (
 )
 from onnxcraft.core.check.problems import Problems, domain_label, node_place
 from onnxcraft.core.check.scope import Defined, Scope
-from onnxcraft.core.check.value_types import check_io_type, check_tensor, note_metadata, note_type
+from onnxcraft.core.check.subgraphs import check_subgraph_arity
+from onnxcraft.core.check.value_types import (
+    check_io_type,
+    check_sparse,
+    check_tensor,
+    note_metadata,
+    note_type,
+)
+from onnxcraft.core.typestr import type_to_string
 from onnxcraft.core.versions import FEATURE_IR
-from onnxcraft.dtypes import ElementType
-from onnxcraft.ir import Attribute, Graph, Model, Node
-from onnxcraft.types import Tensor
+from onnxcraft.ir import Attribute, Graph, Model, Node, SparseData, TensorData
+from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["GraphChecker"]
 
@@ -84,13 +91,15 @@ class GraphChecker:
 
     def _initializers(self, graph: Graph, scope: Scope, where: str, defined: Defined) -> None:
         problems = self.problems
-        inputs = {i.name for i in graph.inputs}
+        inputs = {i.name: i.type for i in graph.inputs}
         seen: set[str] = set()
-        tensors = [(t, t.elem_type, t.dims) for t in graph.initializers]
-        for sparse in graph.sparse_initializers:
+        tensors: list[tuple[TensorData, SparseData | None]] = [
+            (t, None) for t in graph.initializers
+        ]
+        for one in graph.sparse_initializers:
             problems.need_ir(FEATURE_IR["sparse_initializer"], "sparse initializers")
-            tensors.append((sparse.values, sparse.values.elem_type, sparse.dims))
-        for tensor, elem, dims in tensors:
+            tensors.append((one.values, one))
+        for tensor, sparse in tensors:
             place = f"{where} initializer {tensor.name!r}"
             if not tensor.name:
                 problems.report(place, "value-name", "an initializer has no name")
@@ -99,16 +108,41 @@ class GraphChecker:
                 problems.report(place, "ssa", f"initializer {tensor.name!r} is given twice")
                 continue
             seen.add(tensor.name)
-            check_tensor(place, elem, problems)
+            if sparse is None:
+                trusted = check_tensor(place, tensor, problems)
+                dims = tensor.dims
+            else:
+                trusted = check_sparse(place, sparse, problems)
+                dims = sparse.dims
+            known = Tensor(tensor.elem_type, dims) if trusted else None
             if tensor.name in inputs:
                 self._initializer_is_input(place, tensor.name, scope)
+                self._initializer_fits_input(place, known, inputs[tensor.name])
             else:
                 problems.need_ir(
                     FEATURE_IR["initializer_not_input"], "initializers that are not inputs"
                 )
                 self._define(tensor.name, place, scope, defined, is_node_output=False)
-            known = None if elem == ElementType.UNDEFINED else Tensor(elem, dims)
             defined.types[tensor.name] = known
+
+    def _initializer_fits_input(
+        self, place: str, known: Tensor | None, declared: ValueType | None
+    ) -> None:
+        """IR.md: an initializer that is also an input is its default value, of its type."""
+        if known is None or not isinstance(declared, Tensor) or declared.elem_type is None:
+            return
+        text = type_to_string(declared)
+        dims = known.shape or ()
+        if declared.elem_type != known.elem_type:
+            problem = f"the input is declared {text}, the initializer is {type_to_string(known)}"
+        elif declared.shape is not None and (
+            len(declared.shape) != len(dims)
+            or any(isinstance(d, int) and d != k for d, k in zip(declared.shape, dims))
+        ):
+            problem = f"the input is declared {text}, the initializer has dims {list(dims)}"
+        else:
+            return
+        self.problems.report(place, "initializer", problem)
 
     def _initializer_is_input(self, place: str, name: str, scope: Scope) -> None:
         # IR.md: from IR 4 on, a nested graph's initializer may not share an input's name.
@@ -191,6 +225,7 @@ class GraphChecker:
         check_arity(info, node, place, problems)
         check_attributes(info, node, place, problems)
         check_types(info, node, place, scope, defined, problems)
+        check_subgraph_arity(node, info.since_version, place, problems)
 
     def _node_shape(self, node: Node, place: str) -> None:
         problems = self.problems
@@ -222,10 +257,15 @@ class GraphChecker:
             for i, graph in enumerate(value):
                 self.graph(graph, inner, f"{where}[{i}]")
         elif attr.type == "TENSOR":
-            check_tensor(where, value.elem_type, self.problems)
+            check_tensor(where, value, self.problems)
         elif attr.type == "TENSORS":
             for tensor in value:
-                check_tensor(where, tensor.elem_type, self.problems)
+                check_tensor(where, tensor, self.problems)
+        elif attr.type == "SPARSE_TENSOR":
+            check_sparse(where, value, self.problems)
+        elif attr.type == "SPARSE_TENSORS":
+            for sparse in value:
+                check_sparse(where, sparse, self.problems)
         elif attr.type in ("TYPE_PROTO", "TYPE_PROTOS"):
             for item in value if attr.type == "TYPE_PROTOS" else [value]:
                 note_type(item, where, self.problems)

@@ -8,6 +8,8 @@ from __future__ import annotations
 __all__ = ["RULES"]
 
 RULES = {
+    "proto": "the model's messages can be read: no negative dimension in a type's shape "
+    "(raised when the model is read, by every entry point)",
     "ir-version": "ir_version is set, known, and supports every opset and feature used",
     "opset-import": "every domain used is imported at a known version, by functions too",
     "graph-name": "every graph has a name",
@@ -23,6 +25,11 @@ RULES = {
     "arity": "input and output counts fit the operator's optional/variadic signature",
     "attribute": "attributes are known, typed as specified, given once, required ones set",
     "type-constraint": "input and output types satisfy the operator's type constraints",
+    "attribute-value": "an attribute has a type and holds its value in that type's field only",
+    "tensor-data": "a tensor's data sits in the one field its type uses (or in a relative "
+    "external location) and holds exactly as many values as its dims",
+    "sparse-tensor": "sparse tensors: 1-D values, INT64 indices inside dims, in increasing order",
+    "subgraph": "If branches, Loop and Scan bodies have the inputs and outputs their node implies",
     "value-type": "types are well formed: map keys are integers or strings",
     "function": "model-local functions are well formed, unique and not recursive",
 }
