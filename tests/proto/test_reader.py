@@ -11,7 +11,7 @@ import pytest
 import onnxcraft as oc
 import onnxcraft.io as oc_io
 from onnxcraft.errors import ProtoError
-from onnxcraft.proto import GraphProto, ModelProto
+from onnxcraft.proto import GraphProto, ModelProto, reader
 from onnxcraft.proto.reader import read_model
 from tests.node_cases import case_names, node_tests_root
 
@@ -20,7 +20,13 @@ def _read(data: bytes) -> ModelProto:
     return read_model(io.BufferedReader(io.BytesIO(data)), len(data))  # type: ignore[arg-type]
 
 
-def test_every_node_test_model_parses_the_same() -> None:
+@pytest.mark.parametrize("batch_bytes", [1, 100, 1 << 20])
+def test_every_node_test_model_parses_the_same(
+    monkeypatch: pytest.MonkeyPatch, batch_bytes: int
+) -> None:
+    # Initializers below batch_bytes are parsed in batches, the others one by one: with small
+    # limits, both ways (and their alternation) run on these small models.
+    monkeypatch.setattr(reader, "_BATCH_BYTES", batch_bytes)
     names = case_names()
     assert names
     for name in names:
@@ -69,6 +75,9 @@ def test_repeated_graph_fields_unknown_fields_and_every_wire_type_merge_like_pro
     )  # fmt: skip
     parsed = _read(data)
     expected = ModelProto.FromString(data)
+    with pytest.MonkeyPatch.context() as patched:  # each initializer parsed on its own
+        patched.setattr(reader, "_BATCH_BYTES", 1)
+        assert _read(data) == expected
     assert parsed == expected
     assert parsed.SerializeToString() == expected.SerializeToString()
     assert [t.name for t in parsed.graph.initializer] == ["a", "b"]

@@ -2,8 +2,9 @@
 
 ``ModelProto.ParseFromString`` needs the whole encoding as one bytes object, so loading a file
 holds its weights twice: once as the file's bytes, once in the parsed messages. ``read_model``
-walks the wire format itself down to the graph's initializers and parses each initializer
-from its own slice of the file; everything else is gathered and parsed in one call. The
+walks the wire format itself down to the graph's initializers and parses each large initializer
+from its own slice of the file; small ones are parsed in batches of about a megabyte, and
+everything else is gathered and parsed in one call. The
 parsed model is the one ``ParseFromString`` gives: protobuf defines parsing concatenated
 encodings as merging them, so parsing the fields in groups, in their order, changes nothing
 (tests compare both on every node-test model).
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import IO, Any
+
+import numpy as np
 
 from onnxcraft.errors import ProtoError
 from onnxcraft.proto.onnx_pb2 import ModelProto
@@ -25,6 +28,7 @@ _GRAPH_INITIALIZER = 5
 _VARINT, _FIXED64, _LENGTH_DELIMITED, _START_GROUP, _END_GROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
 _HEADER_BYTES = 20  # a tag and a length: two varints of at most 10 bytes
 _TAG_BYTES = 5  # protobuf refuses a tag longer than 5 bytes or above 2**32 - 1
+_BATCH_BYTES = 1 << 20  # initializers smaller than this are parsed together, this much at once
 
 
 def _fields(handle: IO[bytes], start: int, end: int) -> Iterator[tuple[int, int, int, int, int]]:
@@ -97,9 +101,9 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
     raise ProtoError("a varint is cut off (truncated data)")
 
 
-def _merge(message: Any, encoding: bytes | bytearray) -> None:
+def _merge(message: Any, encoding: bytes | bytearray | memoryview) -> None:
     try:
-        message.MergeFromString(encoding)  # bytes or bytearray: protobuf takes either
+        message.MergeFromString(encoding)  # protobuf takes any buffer
     except Exception as exc:  # protobuf's DecodeError
         raise ProtoError(f"a {type(message).__name__} does not parse: {exc}") from exc
 
@@ -118,12 +122,22 @@ class _Spans:
             self.start = start
         self.end = end
 
+    @property
+    def size(self) -> int:
+        return len(self.data) + self.end - self.start
+
     def flush(self) -> bytearray:
         if self.end > self.start:
             self.handle.seek(self.start)
             self.data += self.handle.read(self.end - self.start)
         self.start = self.end
         return self.data
+
+    def take(self) -> bytearray:
+        """The bytes gathered so far, which are then forgotten."""
+        data = self.flush()
+        self.data = bytearray()
+        return data
 
 
 def _header(number: int, length: int) -> bytes:
@@ -143,24 +157,38 @@ def _read_initializer(handle: IO[bytes], start: int, end: int, model: ModelProto
     bytes are read in after that small prefix, so the tensor's data is never copied."""
     inner = _header(_GRAPH_INITIALIZER, end - start)
     prefix = _header(_MODEL_GRAPH, len(inner) + end - start) + inner
-    encoding = bytearray(len(prefix) + end - start)
+    # Not a bytearray: numpy leaves the memory as it is rather than zeroing it first.
+    encoding = np.empty(len(prefix) + end - start, np.uint8).data
     encoding[: len(prefix)] = prefix
     handle.seek(start)
-    if handle.readinto(memoryview(encoding)[len(prefix) :]) != end - start:  # type: ignore[attr-defined]
+    read_into = handle.readinto  # type: ignore[attr-defined]
+    if read_into(encoding[len(prefix) :]) != end - start:
         raise ProtoError("the file ended while an initializer was read (truncated data)")
     _merge(model, encoding)
 
 
+def _merge_graph_fields(model: ModelProto, fields: bytearray) -> None:
+    """Parse encoded graph fields into ``model`` as a graph field of it: protobuf merges them
+    into the graph at the depth they have in the file."""
+    _merge(model, _header(_MODEL_GRAPH, len(fields)) + fields)
+
+
 def _read_graph(handle: IO[bytes], start: int, end: int, model: ModelProto) -> None:
-    rest = _Spans(handle)
+    rest, batch = _Spans(handle), _Spans(handle)
     for number, wire, field_start, payload, field_end in _fields(handle, start, end):
-        if number == _GRAPH_INITIALIZER and wire == _LENGTH_DELIMITED:
-            _read_initializer(handle, payload, field_end, model)
-        else:
+        if number != _GRAPH_INITIALIZER or wire != _LENGTH_DELIMITED:
             rest.add(field_start, field_end)
-    graph_rest = rest.flush()
-    # As a graph field of the model, like the initializers: parsed at the graph's depth.
-    _merge(model, _header(_MODEL_GRAPH, len(graph_rest)) + graph_rest)
+        elif field_end - field_start < _BATCH_BYTES:
+            batch.add(field_start, field_end)
+            if batch.size >= _BATCH_BYTES:
+                _merge_graph_fields(model, batch.take())
+        else:  # initializers keep their order: those batched before go first
+            if batch.size:
+                _merge_graph_fields(model, batch.take())
+            _read_initializer(handle, payload, field_end, model)
+    if batch.size:
+        _merge_graph_fields(model, batch.take())
+    _merge_graph_fields(model, rest.take())  # even empty: a graph field makes a graph
 
 
 def read_model(handle: IO[bytes], size: int) -> ModelProto:
