@@ -381,6 +381,12 @@ def test_saving_where_nothing_can_be_written_raises_model_file_error(
     (tmp_path / "file").write_bytes(b"")
     with pytest.raises(oc.ModelFileError, match=r"folder .*file is not a folder"):
         oc.save(_big_model(), tmp_path / "file" / "m.onnx", external_data=external)
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(oc.ModelFileError, match=r"sub is a folder"):
+        oc.save(_big_model(), tmp_path / "sub", external_data=external)
+    with pytest.raises(oc.ExternalDataError, match=r"location 'sub' is .*sub, a folder"):
+        oc.save(_big_model(), tmp_path / "m.onnx", external_data=True, location="sub")
+    assert sorted(os.listdir(tmp_path)) == ["file", "sub"]
 
 
 def test_nul_bytes_in_paths_and_locations_raise_onnxcraft_errors(tmp_path: Path) -> None:

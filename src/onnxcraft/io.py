@@ -323,6 +323,13 @@ def _check_folder(folder: Path, label: str) -> None:
         raise ModelFileError(f"{label}: cannot save: folder {folder} {reason}")
 
 
+def _os_file(exc: OSError) -> str:
+    """The file an operating system error is about, for a message: the destination of a
+    rename rather than the temporary file renamed."""
+    name = exc.filename2 or exc.filename
+    return f" ({name})" if name else ""
+
+
 def _temporary_file(target: Path, targets: SaveTargets) -> tuple[int, str]:
     """A new, empty file beside ``target`` to be renamed over it, and its descriptor.
 
@@ -383,8 +390,7 @@ def _atomic_write(
             os.unlink(temp)
         if isinstance(exc, OSError) and not isinstance(exc, ModelFileError):
             raise ModelFileError(
-                f"{targets.label}: cannot save: {exc.strerror or exc}"
-                + (f" ({exc.filename})" if exc.filename else "")
+                f"{targets.label}: cannot save: {exc.strerror or exc}" + _os_file(exc)
             ) from exc
         raise
 
@@ -569,8 +575,7 @@ def _save_external(
         raise
     except OSError as exc:
         raise ModelFileError(
-            f"{targets.label}: cannot save: {exc.strerror or exc}"
-            + (f" ({exc.filename})" if exc.filename else "")
+            f"{targets.label}: cannot save: {exc.strerror or exc}" + _os_file(exc)
         ) from exc
     finally:
         files.discard()

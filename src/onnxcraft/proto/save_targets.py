@@ -14,7 +14,7 @@ import sys
 from enum import Enum
 from pathlib import Path
 
-from onnxcraft.errors import ExternalDataError
+from onnxcraft.errors import ExternalDataError, ModelFileError
 from onnxcraft.proto.external_data import external_info, safe_location
 from onnxcraft.proto.onnx_pb2 import TensorProto
 
@@ -48,6 +48,8 @@ class SaveTargets:
         self.label = label
         self._fold_case = _ignores_case(self.folder)
         self._roles: dict[str, tuple[_Role, str]] = {self._key(self.model): (_Role.MODEL, "")}
+        if os.path.isdir(self.model):  # a rename cannot replace a folder: say so now
+            raise ModelFileError(f"{label}: cannot save: {self.model} is a folder")
 
     def _key(self, path: Path) -> str:
         return str(path).casefold() if self._fold_case else str(path)
@@ -71,6 +73,11 @@ class SaveTargets:
         except ExternalDataError as exc:
             raise ExternalDataError(f"{self.label}: cannot save: {exc}") from exc
         self._claim(path, location, tensor, _Role.WRITTEN)
+        if os.path.isdir(path):
+            raise ExternalDataError(
+                f"{self.label}: cannot save: external data location {location!r} is {path}, "
+                f"a folder"
+            )
         return path
 
     def is_free(self, path: Path) -> bool:
