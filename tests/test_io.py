@@ -453,3 +453,20 @@ def test_files_that_are_not_regular_files_are_refused_before_reading(tmp_path: P
         assert "tensor 'w0': external data" in str(error) and "is a FIFO" in str(error)
     for server, _ in sockets:
         server.unlink()
+
+
+def test_arguments_of_the_wrong_type_raise_model_file_error(tmp_path: Path) -> None:
+    model, target = _big_model(), tmp_path / "m.onnx"
+    cases = [
+        (lambda: oc.save(model, 5), "save: path must be a path .* got int"),  # type: ignore[arg-type]
+        (lambda: oc.save(model, b"m.onnx"), "save: path must be a path .* got bytes"),  # type: ignore[arg-type]
+        (lambda: oc.save(model, target, size_threshold="1"), "size_threshold must be an int"),  # type: ignore[arg-type]
+        (lambda: oc.save(model, target, size_threshold=-1), "size_threshold must be >= 0"),
+        (lambda: oc.save(model, target, external_data=True, location=5), "location must be a str"),  # type: ignore[arg-type]
+        (lambda: oc.load(model.SerializeToString(), base_dir=3), "load: base_dir must be a path"),  # type: ignore[arg-type]
+        (lambda: oc.load_ir(target, base_dir=3), "load_ir: base_dir must be a path"),  # type: ignore[arg-type]
+    ]
+    for call, message in cases:
+        with pytest.raises(oc.ModelFileError, match=message):
+            call()
+    assert os.listdir(tmp_path) == []

@@ -49,7 +49,12 @@ def _describe(source: Any) -> str:
 def _path_argument(value: str | os.PathLike[str], function: str, argument: str) -> Path:
     """``value`` as a Path; a NUL byte, which no file system allows, is refused here rather
     than by the operating system's ValueError."""
-    if "\0" in str(os.fspath(value)):
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(os.fspath(value), str):
+        raise ModelFileError(
+            f"{function}: {argument} must be a path (str or os.PathLike of str), got "
+            f"{type(value).__name__}"
+        )
+    if "\0" in os.fspath(value):
         raise ModelFileError(
             f"{function}: {argument} {str(value)!r} contains a NUL byte, which no path may hold"
         )
@@ -279,6 +284,7 @@ def save(
     file system, disk full) raises ``ModelFileError`` with its reason.
     """
     target = _path_argument(path, "save", "path")
+    _check_save_options(size_threshold, location)
     label = str(target)
     folder = target.parent if str(target.parent) else Path(".")
     _check_folder(folder, label)
@@ -309,6 +315,21 @@ def save(
         )
         return
     _save_external(skeleton, elsewhere, targets, threshold, location, one_file_per_tensor, fsync)
+
+
+def _check_save_options(size_threshold: Any, location: Any) -> None:
+    if isinstance(size_threshold, bool) or not hasattr(size_threshold, "__index__"):
+        raise ModelFileError(
+            f"save: size_threshold must be an int (a number of bytes), got "
+            f"{type(size_threshold).__name__}"
+        )
+    if size_threshold.__index__() < 0:
+        raise ModelFileError(f"save: size_threshold must be >= 0 bytes, got {size_threshold}")
+    if location is not None and not isinstance(location, str):
+        raise ModelFileError(
+            f"save: location must be a str (a path relative to the model's folder) or None, "
+            f"got {type(location).__name__}"
+        )
 
 
 def _check_folder(folder: Path, label: str) -> None:
