@@ -2,6 +2,8 @@
 
 Saving is atomic: everything is written to temporary files in the target folder and renamed
 into place, so a failed save leaves no partial file and never half-updates an existing one.
+A save that would write two of its files to one path (a data location naming the model file)
+is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import IO, Any
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import ExternalDataError, ModelFileError, ProtoError, TensorConversionError
-from onnxcraft.proto.external_data import read_tensor_bytes, safe_location
+from onnxcraft.proto.external_data import read_tensor_bytes
 from onnxcraft.proto.fields import copy_fields
 from onnxcraft.proto.onnx_pb2 import GraphProto, ModelProto, TensorProto
 from onnxcraft.proto.reader import read_model
+from onnxcraft.proto.regular_files import open_regular
+from onnxcraft.proto.save_targets import SaveTargets
 from onnxcraft.proto.serde import as_model_proto, model_from_proto, model_to_proto
 from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
@@ -42,6 +46,25 @@ def _describe(source: Any) -> str:
     return getattr(source, "name", None) or f"<{type(source).__name__}>"
 
 
+def _path_argument(value: str | os.PathLike[str], function: str, argument: str) -> Path:
+    """``value`` as a Path; a NUL byte, which no file system allows, is refused here rather
+    than by the operating system's ValueError."""
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(os.fspath(value), str):
+        raise ModelFileError(
+            f"{function}: {argument} must be a path (str or os.PathLike of str), got "
+            f"{type(value).__name__}"
+        )
+    if "\0" in os.fspath(value):
+        raise ModelFileError(
+            f"{function}: {argument} {str(value)!r} contains a NUL byte, which no path may hold"
+        )
+    return Path(value)
+
+
+def _folder_argument(value: str | os.PathLike[str] | None, function: str) -> Path | None:
+    return None if value is None else _path_argument(value, function, "base_dir")
+
+
 def load(
     source: str | os.PathLike[str] | bytes | IO[bytes],
     *,
@@ -54,19 +77,20 @@ def load(
     ``base_dir`` for bytes and file objects), unless ``load_external_data=False``.
     """
     label = _describe(source)
+    given_folder = _folder_argument(base_dir, "load")
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
+        path = _path_argument(source, "load", "path")
         model = _read_file(path, label)
-        folder: Path | None = path.parent if base_dir is None else Path(base_dir)
+        folder: Path | None = path.parent if given_folder is None else given_folder
     elif isinstance(source, (bytes, bytearray, memoryview)):
         model = _parse(bytes(source), label)
-        folder = None if base_dir is None else Path(base_dir)
+        folder = given_folder
     elif hasattr(source, "read"):
         data = source.read()
         if not isinstance(data, (bytes, bytearray)):
             raise ModelFileError(f"{label}: the file object must be opened in binary mode")
         model = _parse(bytes(data), label)
-        folder = None if base_dir is None else Path(base_dir)
+        folder = given_folder
     else:
         raise ModelFileError(
             f"load: expected a path, bytes or a binary file, got {type(source).__name__}"
@@ -93,9 +117,10 @@ def load_ir(
             f"load_ir: expected the path of a model file, got {type(path).__name__} (the "
             f"external data is found and mapped relative to the file; use load for bytes)"
         )
-    target = Path(path)
+    target = _path_argument(path, "load_ir", "path")
+    given_folder = _folder_argument(base_dir, "load_ir")
     proto = load(target, load_external_data=False)
-    folder = target.parent if base_dir is None else Path(base_dir)
+    folder = target.parent if given_folder is None else given_folder
     return model_from_proto(proto, base_dir=folder, map_external=True)
 
 
@@ -121,13 +146,15 @@ def model_ir(
         return model
     if isinstance(model, (str, os.PathLike)):
         return load_ir(model, base_dir=base_dir)
-    folder = None if base_dir is None else Path(base_dir)
+    folder = _folder_argument(base_dir, what)
     return model_from_proto(model_proto(model, what=what), base_dir=folder)
 
 
 def _read_file(path: Path, label: str) -> ModelProto:
+    # A FIFO, a device (/dev/zero) or a folder is refused before anything is read from it.
+    handle = open_regular(path, "model file")
     try:
-        with open(path, "rb") as handle:
+        with handle:
             size = os.fstat(handle.fileno()).st_size
             if size > _READ_IN_PIECES_ABOVE:
                 return _read_in_pieces(handle, size, label)
@@ -249,12 +276,21 @@ def save(
     leaves no partial file and the previous version intact. ``fsync=True`` also forces the
     data to the disk before the rename, so the new files survive a crash of the machine itself
     (at the disk's speed rather than the page cache's).
+
+    Refused before anything is written (``ExternalDataError``): a ``location`` that is not a
+    plain relative path inside the folder, or that names the model file itself; external
+    references the model already holds that leave the folder, or name the model file or a
+    data file this save writes. A failure of the operating system (no permission, read-only
+    file system, disk full) raises ``ModelFileError`` with its reason.
     """
-    target = Path(path)
+    target = _path_argument(path, "save", "path")
+    _check_save_options(size_threshold, location)
     label = str(target)
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise ModelFileError(f"{label}: cannot save: folder {folder} does not exist")
+    _check_folder(folder, label)
+    targets = SaveTargets(folder, target.name, label)
+    if external_data and location is not None and not one_file_per_tensor:
+        targets.write(location)  # refused now, even if no tensor ends up in it
     threshold = size_threshold if external_data else 0
     if isinstance(model, ir.Model):
         skeleton, elsewhere = _ir_skeleton(model, threshold, label)
@@ -262,6 +298,9 @@ def save(
         skeleton, elsewhere = _proto_skeleton(_as_model(model), threshold)
     else:
         skeleton, elsewhere = _as_model(model), {}
+    for tensor in tensors_of(skeleton):
+        if tensor.data_location == TensorProto.EXTERNAL:
+            targets.keep(tensor)  # written as it is: it must stay valid next to the new file
     if not external_data:
         size = estimated_size(skeleton)
         if size > PROTOBUF_LIMIT:
@@ -271,45 +310,93 @@ def save(
                 f"side file"
             )
         # Streamed: a large model is never held twice (once as messages, once as bytes).
-        _atomic_write(target, lambda handle: write_model(skeleton, handle, elsewhere), fsync)
+        _atomic_write(
+            targets.model, lambda handle: write_model(skeleton, handle, elsewhere), fsync, targets
+        )
         return
-    _save_external(
-        skeleton, elsewhere, target, folder, threshold, location, one_file_per_tensor, fsync
-    )
+    _save_external(skeleton, elsewhere, targets, threshold, location, one_file_per_tensor, fsync)
 
 
-def _temporary_file(target: Path) -> tuple[int, str]:
+def _check_save_options(size_threshold: Any, location: Any) -> None:
+    if isinstance(size_threshold, bool) or not hasattr(size_threshold, "__index__"):
+        raise ModelFileError(
+            f"save: size_threshold must be an int (a number of bytes), got "
+            f"{type(size_threshold).__name__}"
+        )
+    if size_threshold.__index__() < 0:
+        raise ModelFileError(f"save: size_threshold must be >= 0 bytes, got {size_threshold}")
+    if location is not None and not isinstance(location, str):
+        raise ModelFileError(
+            f"save: location must be a str (a path relative to the model's folder) or None, "
+            f"got {type(location).__name__}"
+        )
+
+
+def _check_folder(folder: Path, label: str) -> None:
+    try:
+        is_folder = stat.S_ISDIR(os.stat(folder).st_mode)
+        reason = "is not a folder"
+    except FileNotFoundError:
+        is_folder, reason = False, "does not exist"
+    except OSError as exc:
+        is_folder, reason = False, f"cannot be reached: {exc.strerror or exc}"
+    if not is_folder:
+        raise ModelFileError(f"{label}: cannot save: folder {folder} {reason}")
+
+
+def _os_file(exc: OSError) -> str:
+    """The file an operating system error is about, for a message: the destination of a
+    rename rather than the temporary file renamed."""
+    name = exc.filename2 or exc.filename
+    return f" ({name})" if name else ""
+
+
+def _temporary_file(target: Path, targets: SaveTargets) -> tuple[int, str]:
     """A new, empty file beside ``target`` to be renamed over it, and its descriptor.
 
     Unlike tempfile.mkstemp (always 0600), it gets the permissions a new file would get (the
     umask applies), or those of the file it replaces, so a saved model stays readable by
-    whoever could read the previous one.
+    whoever could read the previous one. Its name is none of the save's own files.
     """
     try:
         replaced: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         replaced = None
     for _ in range(100):
-        temp = str(target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp")
+        temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        if not targets.is_free(temp):
+            continue
         try:
             # A new file's mode: 0o666 less the process's umask, which os.open applies.
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
-        if replaced is not None:
-            os.chmod(temp, replaced)
-        return fd, temp
-    raise FileExistsError(f"no free temporary name beside {target}")
+        except OSError as exc:
+            raise ModelFileError(
+                f"{targets.label}: cannot save: cannot create a file in {target.parent}: "
+                f"{exc.strerror or exc}"
+            ) from exc
+        try:
+            if replaced is not None:
+                os.chmod(temp, replaced)
+        except BaseException:
+            os.close(fd)
+            os.unlink(temp)
+            raise
+        return fd, str(temp)
+    raise ModelFileError(f"{targets.label}: cannot save: no free temporary name beside {target}")
 
 
-def _atomic_write(target: Path, write: Any, fsync: bool, before_rename: Any = None) -> None:
+def _atomic_write(
+    target: Path, write: Any, fsync: bool, targets: SaveTargets, before_rename: Any = None
+) -> None:
     """Write through ``write(handle)`` to a temporary file and rename it to ``target``.
 
     ``before_rename()`` runs once the file is complete (on disk, with fsync), just before the
     rename: an external-data save renames its data files there, so that nothing is replaced
     unless the model file, the last thing that could fail to be written, is complete.
     """
-    fd, temp = _temporary_file(target)
+    fd, temp = _temporary_file(target, targets)
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
@@ -323,7 +410,9 @@ def _atomic_write(target: Path, write: Any, fsync: bool, before_rename: Any = No
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         if isinstance(exc, OSError) and not isinstance(exc, ModelFileError):
-            raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
+            raise ModelFileError(
+                f"{targets.label}: cannot save: {exc.strerror or exc}" + _os_file(exc)
+            ) from exc
         raise
 
 
@@ -402,16 +491,19 @@ _DATA_FIELDS = frozenset(
 class _DataFiles:
     """External data files being written, under temporary names until the model is saved."""
 
-    def __init__(self, folder: Path, fsync: bool) -> None:
-        self.folder = folder
+    def __init__(self, targets: SaveTargets, fsync: bool) -> None:
+        self.targets = targets
         self.fsync = fsync
+        self._finals: dict[str, Path] = {}  # location -> the file it names
         self._open: dict[Path, tuple[str, IO[bytes]]] = {}  # final path -> (temp path, handle)
 
     def append(self, location: str, tensor: str, data: bytes | memoryview) -> int:
         """Write ``data`` at the next aligned offset of ``location``; returns the offset."""
-        final = safe_location(self.folder, location, tensor=tensor)
+        final = self._finals.get(location)
+        if final is None:  # checked once per file: refused if it is one of the save's others
+            final = self._finals[location] = self.targets.write(location, tensor)
         if final not in self._open:
-            fd, temp = _temporary_file(final)
+            fd, temp = _temporary_file(final, self.targets)
             self._open[final] = (temp, os.fdopen(fd, "wb"))
         handle = self._open[final][1]
         offset = handle.tell()
@@ -447,8 +539,7 @@ class _DataFiles:
 def _save_external(
     skeleton: ModelProto,
     elsewhere: dict[int, RawData],
-    target: Path,
-    folder: Path,
+    targets: SaveTargets,
     threshold: int,
     location: str | None,
     one_file_per_tensor: bool,
@@ -459,8 +550,10 @@ def _save_external(
     The initializers in ``elsewhere`` always go to a data file, straight from their buffers;
     any other tensor of the skeleton does when it has at least ``threshold`` bytes of raw_data.
     """
+    target = targets.model
     default_location = location or f"{target.name}.data"
-    files = _DataFiles(folder, fsync)
+    files = _DataFiles(targets, fsync)
+    file_names: set[str] = set()  # one_file_per_tensor: the names given, case folded
     try:
         # The first tensors of tensors_of() are the top-level initializers, in order.
         for index, tensor in enumerate(tensors_of(skeleton)):
@@ -472,7 +565,9 @@ def _save_external(
             ):
                 continue
             name = (
-                f"{_file_stem(tensor.name, index)}.bin" if one_file_per_tensor else default_location
+                _file_name(tensor.name, index, file_names)
+                if one_file_per_tensor
+                else default_location
             )
             data = source.read() if source is not None else tensor.raw_data
             offset = files.append(name, tensor.name, data)
@@ -492,13 +587,17 @@ def _save_external(
         serialized = skeleton.SerializeToString()
         if len(serialized) > PROTOBUF_LIMIT:
             raise ModelFileError(
-                f"{target}: even without its large tensors the model exceeds 2 GiB"
+                f"{targets.label}: even without its large tensors the model exceeds 2 GiB"
             )
-        _atomic_write(target, lambda h: h.write(serialized), fsync, before_rename=files.commit)
+        _atomic_write(
+            target, lambda h: h.write(serialized), fsync, targets, before_rename=files.commit
+        )
     except ModelFileError:
         raise
     except OSError as exc:
-        raise ModelFileError(f"{target}: cannot save: {exc.strerror or exc}") from exc
+        raise ModelFileError(
+            f"{targets.label}: cannot save: {exc.strerror or exc}" + _os_file(exc)
+        ) from exc
     finally:
         files.discard()
 
@@ -553,3 +652,14 @@ def estimated_size(model: ModelProto) -> int:
 def _file_stem(name: str, index: int) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
     return safe or f"tensor_{index}"
+
+
+def _file_name(tensor: str, index: int, used: set[str]) -> str:
+    """The data file of one tensor, unlike every other of the save even where case is
+    ignored ("w/1" and "w_1", "W" and "w" would otherwise share one)."""
+    stem = _file_stem(tensor, index)
+    name, suffix = f"{stem}.bin", index
+    while name.casefold() in used:
+        name, suffix = f"{stem}_{suffix}.bin", suffix + 1
+    used.add(name.casefold())
+    return name

@@ -3,7 +3,8 @@
 A tensor stored outside the model names a ``location`` relative to the model's folder, an
 ``offset`` and a ``length``. A location that is absolute, climbs with ``..`` or resolves (through
 symlinks) outside the folder is refused, and so is a range beyond the end of the file: a model
-file must not be able to make onnxcraft read arbitrary files.
+file must not be able to make onnxcraft read arbitrary files. So is a location holding a NUL
+byte (no path can), and one naming a FIFO, a device or a folder (reading it would hang).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from onnxcraft.errors import ExternalDataError
 from onnxcraft.proto.onnx_pb2 import TensorProto
+from onnxcraft.proto.regular_files import not_regular, open_regular
 
 __all__ = [
     "ExternalInfo",
@@ -54,6 +56,11 @@ def external_info(tensor: TensorProto) -> ExternalInfo:
 def safe_location(base_dir: str | os.PathLike[str], location: str, *, tensor: str = "") -> Path:
     """The file a relative location names inside ``base_dir``, or an ExternalDataError."""
     label = f"tensor {tensor!r}: " if tensor else ""
+    if "\0" in location:
+        raise ExternalDataError(
+            f"{label}external data location {location!r} contains a NUL byte, which no path "
+            f"may hold"
+        )
     if (
         PurePosixPath(location).is_absolute()
         or PureWindowsPath(location).is_absolute()
@@ -95,11 +102,18 @@ def external_range(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> Ext
     name = tensor.name or "<unnamed>"
     path = safe_location(base_dir, info.location, tensor=name)
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except OSError as exc:
         raise ExternalDataError(
             f"tensor {name!r}: cannot read external data {path}: {exc}"
         ) from exc
+    kind = not_regular(status.st_mode)
+    if kind is not None:
+        raise ExternalDataError(
+            f"tensor {name!r}: external data {path} is {kind}, not a regular file; refusing "
+            f"to read it"
+        )
+    size = status.st_size
     if info.offset > size:
         raise ExternalDataError(
             f"tensor {name!r}: offset {info.offset} is beyond the end of {path} ({size} bytes)"
@@ -116,13 +130,17 @@ def external_range(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> Ext
 def read_tensor_bytes(tensor: TensorProto, base_dir: str | os.PathLike[str]) -> bytes:
     """The external bytes of ``tensor``, validated against the file's size."""
     where = external_range(tensor, base_dir)
+    name = tensor.name or "<unnamed>"
+    what = f"external data of tensor {name!r}"
     try:
-        with open(where.path, "rb") as handle:
+        with open_regular(where.path, what, ExternalDataError) as handle:
             handle.seek(where.offset)
             return handle.read(where.length)
+    except ExternalDataError:
+        raise
     except OSError as exc:
         raise ExternalDataError(
-            f"tensor {tensor.name or '<unnamed>'!r}: cannot read external data {where.path}: {exc}"
+            f"tensor {name!r}: cannot read external data {where.path}: {exc}"
         ) from exc
 
 
@@ -132,7 +150,10 @@ def map_tensor_bytes(where: ExternalRange) -> np.ndarray:
     if where.length == 0:
         return np.zeros(0, np.uint8)
     try:
-        mapped = np.memmap(where.path, np.uint8, "r", where.offset, (where.length,))
+        with open_regular(where.path, "external data", ExternalDataError) as handle:
+            mapped = np.memmap(handle, np.uint8, "r", where.offset, (where.length,))
+    except ExternalDataError:
+        raise
     except (OSError, ValueError) as exc:
         raise ExternalDataError(f"cannot map external data {where.path}: {exc}") from exc
     return mapped.view(np.ndarray)  # a plain array (the mapping stays alive as its base)
