@@ -9,9 +9,24 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Namer"]
+from onnxcraft.errors import ArgumentError
+
+__all__ = ["Namer", "check_name"]
 
 _IDENTIFIER = re.compile(r"[^0-9A-Za-z_]")
+
+
+def check_name(what: str, name: object) -> str:
+    """A user-given value name: a non-empty str that a model file can hold (UTF-8)."""
+    if not isinstance(name, str) or not name:
+        raise ArgumentError(f"{what}: expected a non-empty str, got {name!r}")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ArgumentError(
+            f"{what}: the name {name!r} cannot be written to a model (it is not valid UTF-8)"
+        ) from None
+    return name
 
 
 class Namer:
