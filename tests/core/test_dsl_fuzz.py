@@ -301,8 +301,9 @@ def odd_objects() -> st.SearchStrategy[Any]:
 @st.composite
 def vars_(draw: st.DrawFn) -> oc.Var:
     """A graph input of a random tensor type (or a sequence, optional or map)."""
+    name = f"V{draw(st.integers(0, 10**6))}"  # distinct names, so the call's model builds
     if draw(st.integers(0, 5)) == 0:
-        return oc.arg("V", draw(value_types()))
+        return oc.arg(name, draw(value_types()))
     dtype = draw(st.sampled_from([*DTYPES, np.str_]))
     rank = draw(st.integers(0, 4) | st.none())
     shape = (
@@ -310,7 +311,7 @@ def vars_(draw: st.DrawFn) -> oc.Var:
         if rank is None
         else draw(st.lists(st.sampled_from([1, 2, 3, "N", None]), min_size=rank, max_size=rank))
     )
-    return oc.arg("V", dtype, shape)
+    return oc.arg(name, dtype, shape)
 
 
 def inputs() -> st.SearchStrategy[Any]:
@@ -420,6 +421,47 @@ def test_var_operations(x: oc.Var, operation: str, value: Any) -> None:
     )
 
 
+@fuzz_settings(40)
+@given(
+    inputs=st.one_of(st.lists(vars_() | scalars(), max_size=2), vars_(), scalars(), odd_objects()),
+    outputs=st.one_of(
+        st.dictionaries(texts | st.integers(), vars_() | scalars(), max_size=2),
+        st.lists(vars_() | scalars(), max_size=2),
+        vars_(),
+        scalars(),
+    ),
+    options=st.dictionaries(
+        st.sampled_from(["name", "opset", "ir_version", "metadata", "model_version", "domain"]),
+        attribute_values() | st.dictionaries(texts | blobs, texts | st.integers(), max_size=2),
+        max_size=3,
+    ),
+)
+def test_build(inputs: Any, outputs: Any, options: dict[str, Any]) -> None:
+    run_case(
+        lambda: oc.build(inputs, outputs, **options),
+        lambda: f"oc.build({inputs!r}, {outputs!r}, **{options!r})",
+    )
+
+
+@fuzz_settings(40)
+@given(
+    op_type=names,
+    given=st.lists(inputs(), max_size=3),
+    options=st.dictionaries(
+        st.sampled_from(["domain", "version", "outputs", "infer"]), attribute_values(), max_size=3
+    ),
+    attributes=st.dictionaries(st.sampled_from(["alpha", "mode", "axes"]), attribute_values()),
+)
+def test_custom_op(
+    op_type: Any, given: list[Any], options: dict[str, Any], attributes: dict[str, Any]
+) -> None:
+    options.setdefault("domain", "my.domain")
+    run_case(
+        lambda: oc.custom_op(op_type, *given, **options, **attributes),
+        lambda: f"oc.custom_op({op_type!r}, *{given!r}, **{options!r}, **{attributes!r})",
+    )
+
+
 def _signature(name: str) -> tuple[int, int, bool, list[str]]:
     """(required and all positional inputs, variadic?, attribute names) of a generated
     operator function: calls stay within its Python signature (a missing positional argument
@@ -444,14 +486,23 @@ def operator_calls(draw: st.DrawFn) -> tuple[str, list[Any], dict[str, Any]]:
     return name, given, {a: draw(attribute_values()) for a in chosen}
 
 
-@fuzz_settings(120)
+@fuzz_settings(100)
 @given(call=operator_calls())
 def test_operators(call: tuple[str, list[Any], dict[str, Any]]) -> None:
     name, given, attributes = call
     run_case(
-        lambda: getattr(op, name)(*given, **attributes),
+        lambda: _call_and_build(name, given, attributes),
         lambda: f"op.{name}(*{given!r}, **{attributes!r})",
     )
+
+
+def _call_and_build(name: str, given: list[Any], attributes: dict[str, Any]) -> None:
+    """Call the operator; when it accepts the call, build (and so serialize) its model too: a
+    value it accepted must not fail later, when the model is written."""
+    result = getattr(op, name)(*given, **attributes)
+    outputs = [result] if isinstance(result, oc.Var) else list(result)
+    inputs = list({id(v): v for v in given if isinstance(v, oc.Var)}.values())
+    oc.build(inputs, {f"out{i}": v for i, v in enumerate(outputs)})
 
 
 def test_the_operator_sample_exists_at_the_default_opset() -> None:
@@ -546,6 +597,11 @@ FOUND: dict[str, tuple[Callable[[], Any], type[oc.OnnxcraftError], str]] = {
         oc.OpInputError,
         r"Identity: input 'input': a literal mixes strings and numbers: \['a', 1\]",
     ),
+    "string literal UTF-8 cannot encode (failed when written)": (
+        lambda: oc.build([], {"y": op.Identity(["\ud800"])}),
+        oc.OpInputError,
+        r"Identity: input 'input': the string '\\ud800' cannot be written to a model",
+    ),
     "array as an index (was ValueError)": (
         lambda: _x()[np.array([], dtype=str)],
         oc.BuildError,
@@ -554,7 +610,27 @@ FOUND: dict[str, tuple[Callable[[], Any], type[oc.OnnxcraftError], str]] = {
     "name that UTF-8 cannot encode (failed when written)": (
         lambda: _x().named("\ud800"),
         oc.ArgumentError,
-        r"named\(\): the name '\\ud800' cannot be written to a model",
+        r"named\(\): '\\ud800' cannot be written to a model \(it is not valid UTF-8\)",
+    ),
+    "build outputs that are not a mapping or list (was TypeError: not iterable)": (
+        lambda: oc.build([], 3),
+        oc.ArgumentError,
+        r"build: outputs must be a dict of name to Var, a list of named Vars or a Var, got int",
+    ),
+    "build inputs that are not a list (was TypeError: not iterable)": (
+        lambda: oc.build(None, {"y": _x()}),  # type: ignore[arg-type]
+        oc.ArgumentError,
+        r"build: inputs must be a list of Vars made with oc.arg, got NoneType",
+    ),
+    "build metadata that is not a dict (was AttributeError)": (
+        lambda: oc.build([], {"y": _x()}, metadata=["a"]),  # type: ignore[arg-type]
+        oc.ArgumentError,
+        r"build: metadata must be a dict of str to str, got \['a'\]",
+    ),
+    "build opset that is not an int": (
+        lambda: oc.build([], {"y": _x()}, opset="21"),  # type: ignore[arg-type]
+        oc.ArgumentError,
+        r"build: opset must be an int >= 1 .* got '21'",
     ),
 }
 

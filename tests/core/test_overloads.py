@@ -95,8 +95,10 @@ def test_operators_emit_opset_21() -> None:
         lambda x: np.ones(3, F32) + x,
         lambda x: np.ones(3, F32) < x,
         lambda x: np.eye(2, dtype=F32) @ x,
+        lambda x: np.ones(3, F32) == x,
+        lambda x: np.ones(3, F32) != x,
     ],
-    ids=["add", "less", "matmul"],
+    ids=["add", "less", "matmul", "equal", "not equal"],
 )
 def test_numpy_array_on_the_left_defers_to_the_var(expression: Callable[[Any], Any]) -> None:
     X = oc.arg("X", F32, (2, 3))

@@ -10,6 +10,7 @@ is an error rather than a silent cast.
 from __future__ import annotations
 
 from collections.abc import Set
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -54,27 +55,50 @@ def literal_array(op: str, arg: object, value: Any, *, role: str = "input") -> n
             )
     kind = array.dtype.kind
     if kind in "US":  # onnxcraft's string tensors are object arrays of str (or bytes)
-        return array.astype(object)
+        return _writable_strings(op, arg, role, array.astype(object))
     if kind == "O":
         if isinstance(value, np.ndarray) and all(
             isinstance(v, (str, bytes)) for v in value.reshape(-1)
         ):
-            return value
+            return _writable_strings(op, arg, role, value)
         raise _error(role)(
             f"{op}: {role} {arg!r}: expected a numeric or string literal (ints within int64 "
             f"or uint64), got {_short(value)}"
         )
-    try:
-        element_type_of(array.dtype)
-    except (TypeError, ValueError) as exc:
+    if not _has_element_type(array.dtype):
         raise _error(role)(
             f"{op}: {role} {arg!r}: numpy dtype {array.dtype} has no ONNX element type"
-        ) from exc
+        )
     return array
+
+
+@cache
+def _has_element_type(dtype: np.dtype[Any]) -> bool:
+    """Cached: every literal asks, and a program uses a handful of dtypes."""
+    try:
+        element_type_of(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _error(role: str) -> type[OpInputError | OpAttributeError]:
     return OpAttributeError if role == "attribute" else OpInputError
+
+
+def _writable_strings(op: str, arg: object, role: str, array: np.ndarray) -> np.ndarray:
+    """Strings a model can hold: str must encode to UTF-8 (lone surrogates cannot; the
+    escapes of undecodable bytes, U+DC80 to U+DCFF, stand for those bytes)."""
+    for item in array.reshape(-1):
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raise _error(role)(
+                    f"{op}: {role} {arg!r}: the string {item!r} cannot be written to a model "
+                    f"(it is not valid UTF-8)"
+                ) from None
+    return array
 
 
 def _all_text(value: Any) -> bool:
