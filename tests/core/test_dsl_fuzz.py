@@ -1,14 +1,16 @@
 """Hostile input to the DSL's entry points: nothing but onnxcraft errors may come out.
 
 Hypothesis drives ``oc.arg`` (names, dtypes, shapes of every kind), ``oc.const``, the Python
-operators on Var (literal lifting, comparisons, indexing), ``Var.named``/``with_type`` and a
-fixed sample of generated operator functions with garbage: Vars of many types, arrays of every
-dtype, Python scalars, None, strings, bytes, nested and ragged lists as inputs; values of every
-wrong type, huge ints, bytes and NaN as attributes. A case may succeed or raise an
-``oc.OnnxcraftError``; any other exception fails the test, and so does a case that runs longer
-than ``CASE_SECONDS`` (a hang).
+operators on Var (literal lifting, comparisons, indexing), ``Var.named``/``with_type``,
+``oc.build`` (inputs, outputs and every option), ``oc.custom_op`` and a fixed sample of about
+sixty generated operator functions with garbage: Vars of many types, arrays of every dtype,
+Python scalars, None, strings, bytes, nested and ragged lists as inputs; values of every wrong
+type, huge ints, bytes and NaN as attributes. An operator call that is accepted is also built
+into a model (so serialized): what the DSL accepts must not fail later. A case may succeed or
+raise an ``oc.OnnxcraftError``; any other exception fails the test, and so does a case that
+runs longer than ``CASE_SECONDS`` (a hang).
 
-The default run is small and deterministic (a few hundred cases, a few seconds). A longer run
+The default run is small and deterministic (380 cases, a few seconds). A longer run
 with fresh random draws is one environment variable away; it collects every failure instead
 of stopping at the first and prints the counts (cases, clean errors, other exceptions):
 
