@@ -25,6 +25,7 @@ from onnxcraft.core.inline import inline
 from onnxcraft.core.var import Var
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import (
+    ArgumentError,
     BuildError,
     EvaluationError,
     ExternalDataError,
@@ -36,6 +37,7 @@ from onnxcraft.errors import (
     OpInputError,
     ProtoError,
     SpecError,
+    SymbolicValueError,
     TensorConversionError,
     ValidationError,
 )
@@ -126,6 +128,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'onnxcraft' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The module's names, the ones loaded on first use included (for tab completion)."""
+    return sorted({*globals(), *_LAZY})
+
+
 __all__ = [
     # building models
     "arg",
@@ -169,6 +176,7 @@ __all__ = [
     "proto",
     # errors
     "OnnxcraftError",
+    "ArgumentError",
     "BuildError",
     "EvaluationError",
     "ExternalDataError",
@@ -179,6 +187,7 @@ __all__ = [
     "OpInputError",
     "ProtoError",
     "SpecError",
+    "SymbolicValueError",
     "TensorConversionError",
     "ValidationError",
 ]

@@ -24,6 +24,8 @@ __all__ = [
     "ValidationError",
     "EvaluationError",
     "MissingKernelError",
+    "ArgumentError",
+    "SymbolicValueError",
 ]
 
 
@@ -83,3 +85,15 @@ class EvaluationError(OnnxcraftError, RuntimeError):
 
 class MissingKernelError(EvaluationError, NotImplementedError):
     """No evaluator kernel exists for an operator version."""
+
+
+class ArgumentError(BuildError, TypeError):
+    """A DSL call other than an operator (``oc.arg``, ``oc.const``, ``oc.Tensor``,
+    ``Var.named`` ...) received an argument of the wrong type or value: a dtype that is none,
+    a shape that is not a sequence of dims, a name that is not a str."""
+
+
+class SymbolicValueError(BuildError, TypeError):
+    """A Var was used as if it held a value: as a truth value (``if x:``, ``x and y``,
+    ``x in a_list``) or iterated. A Var has no value while the graph is built: use ``op.If``
+    or ``op.Where`` for data-dependent choices, ``op.Split`` or indexing for parts."""

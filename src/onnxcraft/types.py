@@ -7,12 +7,15 @@ a ``str`` (a named symbol such as ``"N"``) or ``None`` (unknown).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from onnxcraft.dtypes import ElementType, element_type_of, type_string
-from onnxcraft.errors import BuildError
+from onnxcraft.errors import ArgumentError
 
 __all__ = [
     "Dim",
@@ -32,6 +35,9 @@ Dim = int | str | None
 Shape = tuple[Dim, ...] | None
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def as_element_type(dtype: Any, *, what: str = "dtype") -> ElementType | None:
     """Read a dtype-like (numpy dtype, type, name, ElementType) as an ONNX element type."""
     if dtype is None:
@@ -40,41 +46,69 @@ def as_element_type(dtype: Any, *, what: str = "dtype") -> ElementType | None:
         return None if dtype is ElementType.UNDEFINED else dtype
     try:
         elem = element_type_of(dtype)
-    except (TypeError, ValueError) as exc:
-        raise BuildError(
+    # numpy's dtype parser raises TypeError, ValueError and even SyntaxError (np.dtype(","));
+    # an int out of the enum's range, ValueError.
+    except (TypeError, ValueError, SyntaxError, OverflowError) as exc:
+        raise ArgumentError(
             f"{what}: expected a numpy dtype-like or onnxcraft element type, got {dtype!r}"
         ) from exc
     return None if elem == ElementType.UNDEFINED else elem
 
 
 def as_shape(shape: Iterable[Any] | None, *, what: str = "shape") -> Shape:
-    """Validate a user-given shape: a sequence of int (>= 0), str or None dims, or None."""
+    """Validate a user-given shape: a sequence of int (0 to 2**63-1), str or None dims, or None."""
     if shape is None:
         return None
-    if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):
+    if type(shape) is tuple and all(type(d) is int and 0 <= d <= _INT64_MAX for d in shape):
         return shape  # the common case, already valid
     if isinstance(shape, (str, bytes)):
-        raise BuildError(f"{what}: expected a sequence of dims, got the string {shape!r}")
-    dims: list[Dim] = []
-    for dim in shape:
-        if dim is None or isinstance(dim, str):
-            if isinstance(dim, str) and not dim:
-                raise BuildError(f"{what}: a symbolic dim must be a non-empty string")
-            dims.append(dim)
-        elif (isinstance(dim, (int,)) and not isinstance(dim, bool)) or hasattr(dim, "__index__"):
-            value = int(dim)
-            if value < 0:
-                raise BuildError(f"{what}: dims must be >= 0, got {value}")
-            dims.append(value)
-        else:
-            raise BuildError(f"{what}: a dim must be an int, a str symbol or None, got {dim!r}")
-    return tuple(dims)
+        raise ArgumentError(f"{what}: expected a sequence of dims, got the string {shape!r}")
+    if isinstance(shape, np.ndarray) and shape.ndim != 1:
+        raise ArgumentError(
+            f"{what}: expected a sequence of dims, got an array of shape {shape.shape}"
+        )
+    try:
+        items = list(shape)
+    except TypeError:
+        raise ArgumentError(
+            f"{what}: expected a sequence of dims (tuple or list), got {type(shape).__name__} "
+            f"{shape!r}"
+        ) from None
+    return tuple(_as_dim(dim, what) for dim in items)
+
+
+def _as_dim(dim: Any, what: str) -> Dim:
+    if dim is None:
+        return None
+    if isinstance(dim, str):
+        if not dim:
+            raise ArgumentError(f"{what}: a symbolic dim must be a non-empty string")
+        return dim
+    if isinstance(dim, (bool, np.bool_)) or not hasattr(dim, "__index__"):
+        raise ArgumentError(f"{what}: a dim must be an int, a str symbol or None, got {dim!r}")
+    try:
+        value = operator.index(dim)
+    except TypeError:  # an array with __index__ that is not a scalar
+        raise ArgumentError(
+            f"{what}: a dim must be an int, a str symbol or None, got {dim!r}"
+        ) from None
+    if not 0 <= value <= _INT64_MAX:
+        raise ArgumentError(f"{what}: dims must be between 0 and 2**63-1, got {value}")
+    return value
 
 
 def format_shape(shape: Shape) -> str:
+    """A shape as ``[N, 3, ?]`` (``?`` an unknown dim); ``[...]`` when the rank is unknown."""
     if shape is None:
-        return "[?]"  # unknown rank
+        return "[...]"
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _tensor_text(kind: str, elem_type: ElementType | None, shape: Shape) -> str:
+    """``tensor(float)[N, 3]``; with the rank unknown, just ``tensor(float)``, as ONNX type
+    strings write a tensor of any shape."""
+    elem = "?" if elem_type is None else type_string(elem_type)
+    return f"{kind}({elem})" if shape is None else f"{kind}({elem}){format_shape(shape)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +127,7 @@ class Tensor:
         return None if self.shape is None else len(self.shape)
 
     def __str__(self) -> str:
-        elem = "?" if self.elem_type is None else type_string(self.elem_type)
-        return f"tensor({elem}){format_shape(self.shape)}"
+        return _tensor_text("tensor", self.elem_type, self.shape)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +142,7 @@ class SparseTensor:
         object.__setattr__(self, "shape", as_shape(shape))
 
     def __str__(self) -> str:
-        elem = "?" if self.elem_type is None else type_string(self.elem_type)
-        return f"sparse_tensor({elem}){format_shape(self.shape)}"
+        return _tensor_text("sparse_tensor", self.elem_type, self.shape)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +175,7 @@ class Map:
     def __init__(self, key: Any, value: ValueType | None = None) -> None:
         elem = as_element_type(key, what="Map key")
         if elem is None:
-            raise BuildError("Map key: an element type is required")
+            raise ArgumentError("Map key: an element type is required")
         object.__setattr__(self, "key", elem)
         object.__setattr__(self, "value", value)
 

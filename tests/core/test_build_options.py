@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 
 import onnxcraft as oc
+from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.opset.ai.onnx import v8, v13, v17, v21
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.opset.ai.onnx.ml import v3 as ml3
@@ -303,3 +305,15 @@ def test_onnx_helper_reads_the_model() -> None:
     text = onnx.printer.to_text(proto)
     assert "my.fn" in text and "hidden" in text
     assert onnx.parser.parse_model(text).graph.name == "rich"
+
+
+def test_a_model_with_no_operator_gets_the_default_opset_and_its_ir_version() -> None:
+    # It got opset 1 and IR version 3, which onnxruntime warns about.
+    X = oc.arg("X", np.float32, (2,))
+    for outputs in ({"X": X}, {"Y": X}):
+        proto = onnx_model(oc.build([X], outputs))
+        assert [(o.domain, o.version) for o in proto.opset_import] == [("", DEFAULT_OPSET)]
+        assert proto.ir_version == 10  # the IR version released with opset 21
+        session = ort.InferenceSession(proto.SerializeToString())
+        x = np.array([1.0, 2.0], np.float32)
+        np.testing.assert_array_equal(session.run(None, {"X": x})[0], x)

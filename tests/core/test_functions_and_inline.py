@@ -244,7 +244,11 @@ def test_custom_op_attributes_and_optional_rule() -> None:
     ("kwargs", "error", "message"),
     [
         ({"domain": ""}, oc.BuildError, r"custom_op 'Foo': domain '' is the standard one"),
-        ({"domain": "d", "outputs": 0}, oc.BuildError, r"custom_op 'Foo': outputs must be >= 1"),
+        (
+            {"domain": "d", "outputs": 0},
+            oc.ArgumentError,
+            r"custom_op 'Foo': outputs must be between 1 and 65536, got 0",
+        ),
         (
             {"domain": "d", "alpha": object()},
             oc.OpAttributeError,

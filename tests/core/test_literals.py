@@ -231,3 +231,22 @@ def test_onnx_reads_the_literal_values_back() -> None:
         for t in onnx.load_from_string(model.SerializeToString()).graph.initializer
     )
     np.testing.assert_array_equal(stored, np.array([0.1, 0.2, 0.3], np.float16))
+
+
+def test_a_float_literal_is_rounded_to_the_float_type_but_never_overflows_it() -> None:
+    # The guide's rule: a value may round to the nearest float of the bound type (0.1 has no
+    # exact float32, nor float64, value); it may not change otherwise.
+    X = oc.arg("X", np.float32, (3,))
+    model = oc.build([X], {"y": op.Add(X, np.array([0.1, 1 / 3, 1e-50]))})
+    (stored,) = _initializers(model).values()
+    assert stored.dtype == np.float32
+    np.testing.assert_array_equal(stored, np.array([0.1, 1 / 3, 1e-50], np.float32))
+    with pytest.raises(
+        oc.OpInputError, match=r"Add: input 'B': literal \[1.e\+300\] overflows float"
+    ):
+        op.Add(X, np.float64(1e300))
+    I = oc.arg("I", np.int32, (1,))
+    with pytest.raises(oc.OpInputError, match="does not fit in int32"):
+        op.Add(I, 2**31)
+    with pytest.raises(oc.OpInputError, match="does not fit in uint8"):
+        op.Add(oc.arg("U", np.uint8, (1,)), np.int8(-1))

@@ -118,6 +118,18 @@ MISUSES = [
         ("x[...]", "index 3", "axis 0 of size 3", "out of range"),
     ),
     Misuse(
+        "a dtype that is none",
+        oc.ArgumentError,
+        lambda: oc.arg("X", ",", None),  # numpy's own parser raised SyntaxError here
+        ("arg 'X'", "dtype", "expected a numpy dtype-like", "got ','"),
+    ),
+    Misuse(
+        "a Var used as a Python bool",
+        oc.SymbolicValueError,
+        lambda: bool(_x() == 0.0),
+        ("Var(Equal", "no truth value", "op.Where", "op.If"),
+    ),
+    Misuse(
         "an invalid model",
         oc.ValidationError,
         lambda: oc.check(_model_with_unknown_operator()),

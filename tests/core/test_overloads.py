@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
+from onnxcraft.opset.ai.onnx import v21 as op
 from tests.core.oracle import onnx_model, verify
 
 F32 = np.float32
@@ -39,6 +40,11 @@ EXPRESSIONS: dict[str, Callable[..., Any]] = {
     "le": lambda x, y, b, i: x <= 0.5,
     "gt": lambda x, y, b, i: x > y,
     "ge": lambda x, y, b, i: x >= 1,
+    "eq": lambda x, y, b, i: x == y,
+    "eq scalar": lambda x, y, b, i: x == 0.25,
+    "ne": lambda x, y, b, i: x != y,
+    "req int": lambda x, y, b, i: i == 2,
+    "rne numpy scalar": lambda x, y, b, i: np.float32(2.0) != y,
     "and": lambda x, y, b, i: b & True,
     "or": lambda x, y, b, i: b | b,
     "xor": lambda x, y, b, i: b ^ True,
@@ -89,17 +95,87 @@ def test_operators_emit_opset_21() -> None:
         lambda x: np.ones(3, F32) + x,
         lambda x: np.ones(3, F32) < x,
         lambda x: np.eye(2, dtype=F32) @ x,
+        lambda x: np.ones(3, F32) == x,
+        lambda x: np.ones(3, F32) != x,
     ],
-    ids=["add", "less", "matmul"],
+    ids=["add", "less", "matmul", "equal", "not equal"],
 )
 def test_numpy_array_on_the_left_defers_to_the_var(expression: Callable[[Any], Any]) -> None:
     X = oc.arg("X", F32, (2, 3))
     assert isinstance(expression(X), oc.Var)
 
 
-def test_equality_keeps_its_python_meaning() -> None:
+def test_equality_builds_equal_and_not() -> None:
     X, Y, *_ = _args()
-    assert X == X and X != Y and len({X, Y, X}) == 2
+    eq, ne = X == Y, X != 0.25
+    assert isinstance(eq, oc.Var) and isinstance(ne, oc.Var)
+    assert eq.producer is not None and eq.producer.op.op_type == "Equal"
+    assert ne.producer is not None and ne.producer.op.op_type == "Not"
+    assert (eq.dtype, eq.shape) == (np.bool_, (2, 3))
+
+
+def test_where_on_a_comparison_is_the_model_it_reads_as() -> None:
+    # The case: X == 0.0 was Python's False, lifted to a constant.
+    X = oc.arg("X", F32, (4,))
+    model = oc.build([X], {"y": op.Where(X == 0.0, 1.0, X), "z": op.Where(X != 0.0, X, -1.0)})
+    x = np.array([0.0, 2.0, 0.0, -3.0], F32)
+    verify(
+        model,
+        {"X": x},
+        {"y": np.where(x == 0.0, 1.0, x).astype(F32), "z": np.where(x != 0, x, -1).astype(F32)},
+    )
+
+
+def test_comparison_with_a_non_literal_is_python_identity() -> None:
+    X, *_ = _args()
+    assert (X == None) is False and (X != None) is True  # noqa: E711
+    assert (object() == X) is False
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda x, y: bool(x),
+        lambda x, y: bool(x == y),
+        lambda x, y: x and y,
+        lambda x, y: not x,
+        lambda x, y: 1 if x < 0 else 0,
+        lambda x, y: x in [y, x],  # [y, x]: x == y is a comparison node, not a bool
+    ],
+    ids=["bool", "bool of ==", "and", "not", "if", "in a list"],
+)
+def test_a_var_has_no_truth_value(use: Callable[[Any, Any], Any]) -> None:
+    X, Y, *_ = _args()
+    with pytest.raises(oc.SymbolicValueError, match=r"has no truth value.*op\.Where") as info:
+        use(X, Y)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, oc.BuildError)
+
+
+def test_a_var_is_not_iterable() -> None:
+    # Python would otherwise iterate through x[0], x[1], ... and never stop on an unknown dim.
+    X = oc.arg("X", F32, ("N",))
+    with pytest.raises(oc.SymbolicValueError, match="not iterable"):
+        list(X)
+    with pytest.raises(TypeError):
+        _a, _b = X
+
+
+def test_vars_as_dict_keys_set_members_and_feeds() -> None:
+    X, Y, B, I = _args()
+    # Dicts and sets hash Vars by identity and never ask == of two different Vars.
+    many = [oc.arg(f"V{i}", F32, (1,)) for i in range(2000)]
+    table = {v: i for i, v in enumerate(many)}
+    assert all(table[v] == i for i, v in enumerate(many)) and len(set(many)) == 2000
+    assert X in {X, Y} and B not in {X, Y} and {X: 1, Y: 2}[Y] == 2
+    # Identity finds a Var in a list without ==; 'in' that needs == raises (tested above).
+    assert X in [X, Y] and any(v is Y for v in [X, Y]) and [X, Y].index(X) == 0
+    # Feeds keyed by several Vars.
+    outs = oc.evaluate(
+        {"sum": X + Y, "masked": I * 2},
+        {X: x_value, Y: y_value, I: i_value},
+    )
+    np.testing.assert_allclose(outs["sum"], x_value + y_value)
+    np.testing.assert_array_equal(outs["masked"], i_value * 2)
 
 
 # -- indexing -------------------------------------------------------------------------------------

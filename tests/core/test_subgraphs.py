@@ -226,3 +226,22 @@ def test_loop_body_returning_too_few_values_says_so() -> None:
     X = oc.arg("X", F32, (3,))
     with pytest.raises(oc.BuildError, match=r"Loop.body: .*returns? 1 value"):
         op.Loop(TWO, None, X, body=lambda i, c, v: [v])
+
+
+def test_python_literals_returned_by_a_body_take_the_default_types() -> None:
+    # A Python 0.0 returned from a branch became double; the guide says Python floats default
+    # to float32 (ints to int64), as for operator inputs; numpy values keep their type.
+    X = oc.arg("X", F32, (1,))
+    C = op.Greater(op.ReduceSum(X, keepdims=0), 0.0)
+    (f,) = op.If(C, then_branch=lambda: [0.0], else_branch=lambda: [np.float32(2.5)])
+    (i,) = op.If(C, then_branch=lambda: [3], else_branch=lambda: [np.int64(-1)])
+    (h,) = op.If(C, then_branch=lambda: [np.float16(1)], else_branch=lambda: [np.float16(2)])
+    assert (f.dtype, i.dtype, h.dtype) == (np.float32, np.int64, np.float16)
+    model = oc.build([X], {"f": f, "i": i, "h": h})
+    verify(model, {"X": np.ones(1, F32)}, {"f": F32(0), "i": np.int64(3), "h": np.float16(1)})
+    verify(model, {"X": -np.ones(1, F32)}, {"f": F32(2.5), "i": np.int64(-1), "h": np.float16(2)})
+    with pytest.raises(
+        oc.OpInputError,
+        match=r"If.then_branch: body output 0: expected a numeric .* got 1180591620717411303424",
+    ):
+        op.If(C, then_branch=lambda: [2**70], else_branch=lambda: [1])

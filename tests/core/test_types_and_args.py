@@ -231,7 +231,8 @@ def test_a_sequence_copy_raises_the_opset_identity_needs() -> None:
     X = oc.arg("X", F32, (2,))
     model = oc.build([Q, X], {"Q2": Q, "b": ml.Binarizer(X)})
     imports = {o.domain: o.version for o in onnx_model(model).opset_import}
-    assert imports[""] == 14  # Identity carries sequences from ai.onnx 14 on
+    # No ai.onnx operator chose the opset: the copy is made at the default opset.
+    assert imports[""] == 21
     verify(model, {"Q": [np.ones(2, F32)], "X": np.array([-1, 1], F32)})
     with pytest.raises(oc.BuildError, match=r"'Q2'.*Identity at ai.onnx opset 13.*>= 14"):
         oc.build([Q, X], {"Q2": Q, "b": v13.Relu(X)})
@@ -243,9 +244,12 @@ def test_a_sequence_copy_raises_the_opset_identity_needs() -> None:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: oc.arg("", F32, (2,)), r"arg: name must be a non-empty str, got ''"),
+        (lambda: oc.arg("", F32, (2,)), r"arg: name: expected a non-empty str, got ''"),
         (lambda: oc.arg("X"), r"arg 'X': a dtype \(e.g. np.float32\) or a type .* is required"),
-        (lambda: oc.arg("X", F32, (-1,)), r"arg 'X': shape: dims must be >= 0, got -1"),
+        (
+            lambda: oc.arg("X", F32, (-1,)),
+            r"arg 'X': shape: dims must be between 0 and 2\*\*63-1, got -1",
+        ),
         (lambda: oc.arg("X", F32, (2.5,)), r"arg 'X': shape: a dim must be an int.*got 2.5"),
         (lambda: oc.arg("X", F32, "NC"), r"arg 'X': shape: expected a sequence of dims.*'NC'"),
         (lambda: oc.arg("X", "floaty", (2,)), r"arg 'X': dtype: expected a numpy dtype-like.*"),
@@ -290,3 +294,19 @@ def test_with_type_merges_and_reports_contradictions() -> None:
         oc.arg("B", F32, (2,)).with_type(oc.Tensor(np.int64, (2,)))  # element types differ
     with pytest.raises(oc.BuildError, match=r"with_type\(\): expected an oc.Tensor.*got tuple"):
         oc.arg("C", F32, (2,)).with_type((2,))  # type: ignore[arg-type]
+
+
+def test_unknown_rank_and_unknown_dim_print_differently() -> None:
+    # Both printed tensor(float)[?]. Unknown rank now prints as ONNX type strings write a
+    # tensor of any shape; an unknown dim is '?'.
+    assert str(oc.Tensor(F32, None)) == "tensor(float)"
+    assert str(oc.Tensor(F32, (None,))) == "tensor(float)[?]"
+    assert str(oc.Tensor(F32, ())) == "tensor(float)[]"
+    assert str(oc.Tensor(F32, ("N", None, 3))) == "tensor(float)[N, ?, 3]"
+    assert str(oc.SparseTensor(F32, None)) == "sparse_tensor(float)"
+    assert str(oc.Sequence(oc.Tensor(F32, None))) == "seq(tensor(float))"
+    assert repr(oc.arg("R", F32, None)) == "Var(R: tensor(float))"
+    assert repr(oc.arg("D", F32, (None,))) == "Var(D: tensor(float)[?])"
+    # and the same in error messages
+    with pytest.raises(oc.BuildError, match=r"type \(tensor\(float\)\) or a dtype"):
+        oc.arg("T", oc.Tensor(F32, None), (2,))

@@ -9,12 +9,13 @@ import numpy as np
 
 from onnxcraft.core import literals
 from onnxcraft.core.emit import emit, emit_node
+from onnxcraft.core.naming import check_name
 from onnxcraft.core.opinfo import CustomRule, custom_op_info
 from onnxcraft.core.scope import current_scope
 from onnxcraft.core.var import ARG, Var
 from onnxcraft.core.versions import DEFAULT_OPSET
-from onnxcraft.dtypes import MAP_KEY_TYPES, element_type_of
-from onnxcraft.errors import BuildError
+from onnxcraft.dtypes import MAP_KEY_TYPES
+from onnxcraft.errors import ArgumentError, BuildError
 from onnxcraft.specs import resolve_since_version
 from onnxcraft.types import (
     Map,
@@ -37,18 +38,17 @@ def arg(name: str, dtype: Any = None, shape: Iterable[Any] | None = None) -> Var
 
     Dims are ints, str symbols or None (unknown); ``shape=None`` leaves the rank unknown.
     """
-    if not isinstance(name, str) or not name:
-        raise BuildError(f"arg: name must be a non-empty str, got {name!r}")
+    check_name("arg: name", name)
     if isinstance(dtype, _TYPES):
         if shape is not None:
-            raise BuildError(
+            raise ArgumentError(
                 f"arg {name!r}: pass either a type ({dtype}) or a dtype and shape, not both"
             )
-        _check_map_keys(name, dtype)
+        _check_type(name, dtype)
         value_type: ValueType = dtype
     else:
         if dtype is None:
-            raise BuildError(
+            raise ArgumentError(
                 f"arg {name!r}: a dtype (e.g. np.float32) or a type (oc.Tensor(...)) is required"
             )
         what = f"arg {name!r}"
@@ -60,28 +60,51 @@ def arg(name: str, dtype: Any = None, shape: Iterable[Any] | None = None) -> Var
     return Var(value_type, kind=ARG, name=name)
 
 
-def _check_map_keys(name: str, value: ValueType | None) -> None:
-    """onnx.proto: a map's key type is an integral type or string."""
+def _check_type(name: str, value: Any) -> None:
+    """Every part of a composite type is a type (or None, unknown); onnx.proto: a map's key
+    type is an integral type or string."""
+    if value is None or isinstance(value, (Tensor, SparseTensor)):
+        return
     if isinstance(value, Map):
         if value.key not in MAP_KEY_TYPES:
-            raise BuildError(
+            raise ArgumentError(
                 f"arg {name!r}: a map key must be an integer type or string, got "
                 f"{value.key.name.lower()} (in {value})"
             )
-        _check_map_keys(name, value.value)
+        _check_type(name, value.value)
     elif isinstance(value, (SequenceType, Optional)):
-        _check_map_keys(name, value.elem)
+        _check_type(name, value.elem)
+    else:
+        raise ArgumentError(
+            f"arg {name!r}: the element of a sequence, optional or map must be an onnxcraft "
+            f"type (oc.Tensor, oc.Sequence, ...) or None, got {type(value).__name__} {value!r}"
+        )
 
 
 def const(value: Any, dtype: Any = None) -> Var:
     """A constant emitted as a Constant node (instead of an initializer)."""
     array = literals.literal_array("const", "value", value)
     if dtype is not None:
-        elem = element_type_of(dtype)
+        elem = as_element_type(dtype, what="const: dtype")
+        if elem is None:
+            raise ArgumentError(f"const: dtype {dtype!r} is UNDEFINED: give an element type")
         array = literals.convert("const", "value", array, elem)
     since = resolve_since_version("", "Constant", DEFAULT_OPSET)
     assert since is not None
     return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]
+
+
+_INT64_MAX = 2**63 - 1
+_MAX_CUSTOM_OUTPUTS = 2**16  # far beyond any real operator; keeps a typo from allocating
+
+
+def _check_count(op_type: str, what: str, value: Any, maximum: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ArgumentError(f"custom_op {op_type!r}: {what} must be an int, got {value!r}")
+    if not 1 <= value <= maximum:
+        raise ArgumentError(
+            f"custom_op {op_type!r}: {what} must be between 1 and {maximum}, got {value}"
+        )
 
 
 def custom_op(
@@ -100,14 +123,18 @@ def custom_op(
     outputs' types are unknown. Attribute types follow from the Python values given.
     """
     if not isinstance(op_type, str) or not op_type:
-        raise BuildError(f"custom_op: op_type must be a non-empty str, got {op_type!r}")
+        raise ArgumentError(f"custom_op: op_type must be a non-empty str, got {op_type!r}")
+    if not isinstance(domain, str):
+        raise ArgumentError(f"custom_op {op_type!r}: domain must be a str, got {domain!r}")
     if domain in ("", "ai.onnx"):
         raise BuildError(
             f"custom_op {op_type!r}: domain {domain!r} is the standard one; use the generated "
             f"opset modules (onnxcraft.opset.ai.onnx) for standard operators"
         )
-    if outputs < 1:
-        raise BuildError(f"custom_op {op_type!r}: outputs must be >= 1, got {outputs}")
+    _check_count(op_type, "outputs", outputs, _MAX_CUSTOM_OUTPUTS)
+    _check_count(op_type, "version", version, _INT64_MAX)
+    if infer is not None and not callable(infer):
+        raise ArgumentError(f"custom_op {op_type!r}: infer must be callable, got {infer!r}")
     rule: CustomRule | None = None
     if infer is not None:
 

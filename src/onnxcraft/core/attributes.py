@@ -8,19 +8,24 @@ what was received.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from onnxcraft.core.literals import literal_array
 from onnxcraft.core.var import Body, Var
-from onnxcraft.dtypes import ElementType, element_type_of
-from onnxcraft.errors import OpAttributeError
-from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
+from onnxcraft.dtypes import ElementType
+from onnxcraft.errors import OnnxcraftError, OpAttributeError
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, as_element_type
 
 __all__ = ["normalize_attribute", "infer_attribute_type"]
 
 _VALUE_TYPES = (Tensor, SparseTensor, Sequence, Optional, Map)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# Halfway between float32's largest value and 2**128: from here on, rounding gives inf.
+_FLOAT32_OVERFLOW = 2.0**128 - 2.0**103
 
 
 def _fail(op: str, name: str, expected: str, value: Any) -> OpAttributeError:
@@ -35,46 +40,64 @@ def _fail(op: str, name: str, expected: str, value: Any) -> OpAttributeError:
 def _as_int(op: str, name: str, value: Any) -> int:
     if isinstance(value, (bool, np.bool_)):
         return int(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    # An INT attribute that names an element type (Cast.to, RandomNormal.dtype, ...) also
-    # takes any dtype-like: np.float32, "float16", onnxcraft ElementType.
-    if isinstance(value, (type, np.dtype, str)):
+    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer()):
+        number = int(value)
+    elif isinstance(value, (type, np.dtype, str)):
+        # An INT attribute that names an element type (Cast.to, RandomNormal.dtype, ...)
+        # also takes any dtype-like: np.float32, "float16", onnxcraft ElementType.
         try:
-            elem = element_type_of(value)
-        except (TypeError, ValueError, KeyError):
+            elem = as_element_type(value, what=f"{op}: attribute {name!r}")
+        except OnnxcraftError:
             raise _fail(op, name, "an int (or a dtype-like for element types)", value) from None
-        return int(elem)
-    raise _fail(op, name, "an int", value)
+        return int(ElementType.UNDEFINED if elem is None else elem)
+    else:
+        raise _fail(op, name, "an int", value)
+    if not _INT64_MIN <= number <= _INT64_MAX:
+        raise _fail(op, name, "an int within int64 (ONNX stores INT attributes as int64)", value)
+    return number
 
 
 def _as_float(op: str, name: str, value: Any) -> float:
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-        return float(value)
-    raise _fail(op, name, "a float", value)
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
+        value, (bool, np.bool_)
+    ):
+        raise _fail(op, name, "a float", value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        raise _fail(op, name, "a float within float32's range", value) from None
+    if math.isfinite(number) and abs(number) >= _FLOAT32_OVERFLOW:
+        # ONNX stores FLOAT attributes as float32: 1e300 would silently become inf.
+        raise _fail(op, name, "a float within float32's range", value)
+    return number
 
 
 def _as_str(op: str, name: str, value: Any) -> str:
-    if isinstance(value, str):
-        return value
     if isinstance(value, bytes):
-        return value.decode("utf-8")
-    raise _fail(op, name, "a str", value)
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _fail(op, name, "a str (bytes must be UTF-8)", value) from None
+    if not isinstance(value, str):
+        raise _fail(op, name, "a str", value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates cannot be written to a model
+        raise _fail(op, name, "a str that UTF-8 can encode", value) from None
+    return value
 
 
 def _as_list(op: str, name: str, value: Any, expected: str) -> list[Any]:
     if isinstance(value, (str, bytes, Var)):
         raise _fail(op, name, expected, value)
     if isinstance(value, np.ndarray):
-        if value.ndim > 1:
+        if value.ndim != 1:
             raise _fail(op, name, expected + " (1-D)", value)
         return list(value.tolist())
-    try:
-        return list(value)
-    except TypeError:
-        raise _fail(op, name, expected, value) from None
+    if not isinstance(value, (list, tuple, range)):
+        # a set has no order, a dict or a generator is not what was meant
+        raise _fail(op, name, expected + " (a list or tuple)", value)
+    return list(value)
 
 
 def _as_tensor(op: str, name: str, value: Any) -> np.ndarray:
@@ -82,10 +105,8 @@ def _as_tensor(op: str, name: str, value: Any) -> np.ndarray:
         if isinstance(value.value, np.ndarray):  # not a value known only in part
             return value.value
         raise _fail(op, name, "a constant tensor (numpy array), not a graph value", value)
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, (int, float, bool, np.generic, list, tuple)):
-        return np.asarray(value)
+    if isinstance(value, (np.ndarray, int, float, bool, np.generic, list, tuple)):
+        return literal_array(op, name, value, role="attribute")
     raise _fail(op, name, "a numpy array", value)
 
 

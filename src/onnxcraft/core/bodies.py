@@ -17,7 +17,7 @@ from onnxcraft.core import literals
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.scope import new_scope
 from onnxcraft.core.var import ARG, Body, Var
-from onnxcraft.dtypes import ElementType, element_type_of
+from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import BuildError, OpAttributeError
 from onnxcraft.types import Sequence as SequenceType
 from onnxcraft.types import Tensor, ValueType
@@ -26,6 +26,7 @@ __all__ = ["body_tracer", "subgraph", "trace", "variadic_output_count"]
 
 _INT64_SCALAR = Tensor(ElementType.INT64, ())
 _BOOL_SCALAR = Tensor(ElementType.BOOL, ())
+_ANY_ELEM = frozenset(ElementType)
 
 
 def trace(fn: Callable[..., Any], input_types: Sequence[ValueType | None], name: str) -> Body:
@@ -66,8 +67,13 @@ def _as_output(name: str, index: int, value: Any, scope: int) -> Var:
     if isinstance(value, Var):
         return value
     if literals.is_literal(value):
-        array = literals.literal_array(name, f"output {index}", value)
-        return literals.lift(array, element_type_of(array.dtype), scope)
+        array = literals.literal_array(name, index, value, role="body output")
+        # As for unbound operator inputs: numpy values keep their type, Python floats become
+        # float32 and ints int64 (a body output binds no type constraint).
+        from_python = not isinstance(value, (np.ndarray, np.generic))
+        elem = literals.default_elem_type(array, from_python, _ANY_ELEM)
+        converted = literals.convert(name, index, array, elem, role="body output")
+        return literals.lift(converted, elem, scope)
     raise BuildError(
         f"{name}: body output {index} must be a Var or a literal, got {type(value).__name__}"
     )

@@ -13,16 +13,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from onnxcraft.core.emit_graph import GraphEmitter
 from onnxcraft.core.ir_version import model_ir_version
 from onnxcraft.core.local_functions import collect_functions
+from onnxcraft.core.naming import check_name, check_text
 from onnxcraft.core.opsets import merge_function_opsets, model_opsets
 from onnxcraft.core.var import ARG, Var
-from onnxcraft.errors import BuildError
+from onnxcraft.errors import ArgumentError, BuildError
 from onnxcraft.ir import Model
 from onnxcraft.version import __version__
 
 __all__ = ["build", "build_ir"]
+
+_INT64_MAX = 2**63 - 1
 
 
 def build(
@@ -87,7 +92,10 @@ def build_ir(
     """
     output_map = _output_map(outputs)
     input_list = _input_list(inputs)
-    _check_options(name, metadata)
+    texts = {"doc_string": doc_string, "producer_name": producer_name, "domain": domain}
+    if producer_version is not None:
+        texts["producer_version"] = producer_version
+    _check_options(name, metadata, opset, ir_version, texts, model_version)
     emitter = GraphEmitter(input_list, output_map)
     graph = emitter.top_graph(name, doc_string)
     opsets = model_opsets(emitter.calls, emitter.uses_constant_node, emitter.identity_types, opset)
@@ -111,17 +119,52 @@ def build_ir(
     )
 
 
-def _check_options(name: str, metadata: Mapping[str, str] | None) -> None:
+def _check_options(
+    name: object,
+    metadata: object,
+    opset: object,
+    ir_version: object,
+    texts: Mapping[str, object],
+    model_version: object,
+) -> None:
+    """The keyword options of build: each of the type (and range) the model stores."""
     if not isinstance(name, str) or not name:
-        raise BuildError(
+        raise ArgumentError(
             f"build: name must be a non-empty str (IR.md: every graph has a name), got {name!r}"
         )
+    check_name("build: name", name)
+    for option, text in texts.items():
+        check_text(f"build: {option}", text)
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ArgumentError(f"build: metadata must be a dict of str to str, got {metadata!r}")
     for key, value in (metadata or {}).items():
         if not isinstance(key, str) or not isinstance(value, str):
-            raise BuildError(
+            raise ArgumentError(
                 f"build: metadata maps str to str, got {key!r}: {value!r} "
                 f"({type(key).__name__}: {type(value).__name__})"
             )
+        check_text("build: metadata key", key)
+        check_text("build: metadata value", value)
+    versions = opset.items() if isinstance(opset, Mapping) else [("", opset)]
+    for domain, version in versions if opset is not None else []:
+        if not isinstance(domain, str) or not _is_int(version, 1):
+            raise ArgumentError(
+                f"build: opset must be an int >= 1 (ai.onnx's) or a dict of domain (str) to "
+                f"int >= 1, got {opset!r}"
+            )
+    if ir_version is not None and not _is_int(ir_version, 1):
+        raise ArgumentError(f"build: ir_version must be an int >= 1, got {ir_version!r}")
+    if not _is_int(model_version, 0):
+        raise ArgumentError(f"build: model_version must be an int >= 0, got {model_version!r}")
+
+
+def _is_int(value: object, minimum: int) -> bool:
+    """An int (not a bool) from ``minimum`` up to int64's largest, as the model stores it."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and minimum <= int(value) <= _INT64_MAX
+    )
 
 
 def _output_map(outputs: Mapping[str, Var] | Sequence[Var] | Var) -> dict[str, Var]:
@@ -129,7 +172,7 @@ def _output_map(outputs: Mapping[str, Var] | Sequence[Var] | Var) -> dict[str, V
         outputs = [outputs]
     if isinstance(outputs, Mapping):
         result = dict(outputs)
-    else:
+    elif isinstance(outputs, Sequence) and not isinstance(outputs, (str, bytes)):
         result = {}
         for i, var in enumerate(outputs):
             if not isinstance(var, Var):
@@ -140,11 +183,17 @@ def _output_map(outputs: Mapping[str, Var] | Sequence[Var] | Var) -> dict[str, V
                     f"or name it with var.named(...)"
                 )
             result[var.name] = var
+    else:
+        raise ArgumentError(
+            f"build: outputs must be a dict of name to Var, a list of named Vars or a Var, "
+            f"got {type(outputs).__name__}"
+        )
     if not result:
         raise BuildError("build: a model needs at least one output")
     for key, var in result.items():
         if not isinstance(key, str) or not key:
             raise BuildError(f"build: output names must be non-empty strings, got {key!r}")
+        check_name("build: output name", key)
         if not isinstance(var, Var):
             raise BuildError(f"build: output {key!r} must be a Var, got {type(var).__name__}")
     return result
@@ -153,6 +202,10 @@ def _output_map(outputs: Mapping[str, Var] | Sequence[Var] | Var) -> dict[str, V
 def _input_list(inputs: Sequence[Var]) -> list[Var]:
     if isinstance(inputs, Var):
         inputs = [inputs]
+    if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
+        raise ArgumentError(
+            f"build: inputs must be a list of Vars made with oc.arg, got {type(inputs).__name__}"
+        )
     result = list(inputs)
     for i, var in enumerate(result):
         if not isinstance(var, Var) or var.kind != ARG or var.scope != 0:

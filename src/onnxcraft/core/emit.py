@@ -26,7 +26,7 @@ from onnxcraft.errors import InferenceError, OpAttributeError, OpInputError
 from onnxcraft.optable import OpKey
 from onnxcraft.types import Tensor, ValueType
 
-__all__ = ["REQUIRED", "emit", "emit_node"]
+__all__ = ["MAX_OUTPUTS", "REQUIRED", "emit", "emit_node"]
 
 
 class _Required:
@@ -37,6 +37,10 @@ class _Required:
 
 
 REQUIRED = _Required()
+
+# The most outputs one node may have: far beyond any real model, and a count from a typo
+# (outputs_count=10**9, num_outputs=2**40) is refused before a Var is made for each.
+MAX_OUTPUTS = 2**16
 
 
 def emit(
@@ -282,6 +286,13 @@ def _output_count(
     outputs = op.outputs
     if op.custom:
         return len(outputs)
+    if requested is not None and (
+        not isinstance(requested, (int, np.integer)) or isinstance(requested, bool)
+    ):
+        raise OpInputError(
+            f"{op.op_type}: outputs_count must be an int, got {type(requested).__name__} "
+            f"{requested!r}"
+        )
     variadic = bool(outputs) and outputs[-1].option == VARIADIC
     if not variadic:
         if requested is not None and requested > len(outputs):
@@ -298,7 +309,11 @@ def _output_count(
         )
     if requested < len(outputs) - 1 + outputs[-1].min_arity:
         raise OpInputError(f"{op.op_type}: outputs_count={requested} is too small")
-    return requested
+    if requested > MAX_OUTPUTS:
+        raise OpInputError(
+            f"{op.op_type}: {requested} outputs requested; at most {MAX_OUTPUTS} are supported"
+        )
+    return int(requested)
 
 
 def _infer(
@@ -319,5 +334,6 @@ def _infer(
         return infer_types(op, types, values, attributes, count, opset, bodies, present)
     except InferenceError:
         raise
-    except (ValueError, TypeError, IndexError) as exc:  # a rule's own bug must still name the op
+    # A rule's own failure on odd input must still name the operator, as an onnxcraft error.
+    except (ValueError, TypeError, LookupError, ArithmeticError, AttributeError) as exc:
         raise InferenceError(f"{op.op_type}: shape inference failed: {exc}") from exc

@@ -56,7 +56,11 @@ def function_ir(
             name = builder.namer.fresh("output")
             nodes.append(builder.identity(var, name))
             outputs.append(name)
-    opsets = model_opsets(builder.calls, builder.uses_constant_node, builder.identity_types, None)
+    # A function's opsets merge into the model's (merge_function_opsets): with no ai.onnx
+    # operator of its own it asks for the lowest, leaving the choice to the model.
+    opsets = model_opsets(
+        builder.calls, builder.uses_constant_node, builder.identity_types, None, default_opset=1
+    )
     function = Function(
         domain=definition.domain,
         name=definition.name,

@@ -111,10 +111,11 @@ def _expand_ellipsis(value: Indexed, items: tuple[Any, ...]) -> tuple[Any, ...]:
         raise BuildError("x[...]: at most one Ellipsis is allowed")
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     rank = value.rank
-    if Ellipsis in items:
+    # Found by identity: `in` and .index() would compare arrays and Vars with ==.
+    at = next((n for n, i in enumerate(items) if i is Ellipsis), None)
+    if at is not None:
         if rank is None:
             raise BuildError("x[...]: indexing with Ellipsis needs a Var of known rank")
-        at = items.index(Ellipsis)
         return items[:at] + (slice(None),) * (rank - consumed) + items[at + 1 :]
     if rank is not None and consumed > rank:
         raise BuildError(f"x[...]: too many indices ({consumed}) for a Var of rank {rank}")

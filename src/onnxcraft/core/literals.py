@@ -10,13 +10,14 @@ is an error rather than a silent cast.
 from __future__ import annotations
 
 from collections.abc import Set
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
-from onnxcraft.errors import OpInputError
+from onnxcraft.errors import OpAttributeError, OpInputError
 from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
@@ -34,23 +35,84 @@ def is_literal(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic, int, float, bool, str, bytes, list, tuple))
 
 
-def literal_array(op: str, arg: str, value: Any) -> np.ndarray:
-    """The literal as a numpy array, with a clear error for ragged or odd input."""
+def literal_array(op: str, arg: object, value: Any, *, role: str = "input") -> np.ndarray:
+    """The literal as a numpy array of an ONNX element type (strings as an object array),
+    with a clear error for ragged, mixed or odd input. ``role`` names the argument's kind in
+    messages ("input", "attribute")."""
     if isinstance(value, np.ndarray):
-        return value
-    try:
-        array = np.asarray(value)
-    except ValueError as exc:
-        raise OpInputError(
-            f"{op}: input {arg!r}: cannot make a tensor of {value!r}: {exc}"
-        ) from exc
-    if array.dtype == object:
-        raise OpInputError(
-            f"{op}: input {arg!r}: expected a numeric or string literal, got {value!r}"
+        array = value
+    else:
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise _error(role)(
+                f"{op}: {role} {arg!r}: cannot make a tensor of {_short(value)}: {exc}"
+            ) from exc
+        if array.dtype.kind in "US" and not _all_text(value):
+            # numpy turns [1, "a"] into ["1", "a"]: a silent change of value
+            raise _error(role)(
+                f"{op}: {role} {arg!r}: a literal mixes strings and numbers: {_short(value)}"
+            )
+    kind = array.dtype.kind
+    if kind in "US":  # onnxcraft's string tensors are object arrays of str (or bytes)
+        return _writable_strings(op, arg, role, array.astype(object))
+    if kind == "O":
+        if isinstance(value, np.ndarray) and all(
+            isinstance(v, (str, bytes)) for v in value.reshape(-1)
+        ):
+            return _writable_strings(op, arg, role, value)
+        raise _error(role)(
+            f"{op}: {role} {arg!r}: expected a numeric or string literal (ints within int64 "
+            f"or uint64), got {_short(value)}"
         )
-    if array.dtype.kind == "U":
-        return array.astype(object)
+    if not _has_element_type(array.dtype):
+        raise _error(role)(
+            f"{op}: {role} {arg!r}: numpy dtype {array.dtype} has no ONNX element type"
+        )
     return array
+
+
+@cache
+def _has_element_type(dtype: np.dtype[Any]) -> bool:
+    """Cached: every literal asks, and a program uses a handful of dtypes."""
+    try:
+        element_type_of(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _error(role: str) -> type[OpInputError | OpAttributeError]:
+    return OpAttributeError if role == "attribute" else OpInputError
+
+
+def _writable_strings(op: str, arg: object, role: str, array: np.ndarray) -> np.ndarray:
+    """Strings a model can hold: str must encode to UTF-8 (lone surrogates cannot; the
+    escapes of undecodable bytes, U+DC80 to U+DCFF, stand for those bytes)."""
+    for item in array.reshape(-1):
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raise _error(role)(
+                    f"{op}: {role} {arg!r}: the string {item!r} cannot be written to a model "
+                    f"(it is not valid UTF-8)"
+                ) from None
+    return array
+
+
+def _all_text(value: Any) -> bool:
+    """Whether every leaf of a (nested) Python literal is a str or bytes."""
+    if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_all_text(v) for v in value)
+    return False
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 def default_elem_type(
@@ -74,15 +136,24 @@ def default_elem_type(
     return own
 
 
-def convert(op: str, arg: str, array: np.ndarray, elem: ElementType) -> np.ndarray:
-    """Convert a literal to ``elem``; fail when a value would change (beyond float rounding)."""
+def convert(
+    op: str, arg: object, array: np.ndarray, elem: ElementType, *, role: str = "input"
+) -> np.ndarray:
+    """Convert a literal to ``elem``; fail when a value would change beyond float rounding
+    (a non-integral or out-of-range value into an integer type, a finite value that
+    overflows a float type, a complex value with an imaginary part into a real type)."""
     if elem == ElementType.STRING:
         if array.dtype != object:
-            raise OpInputError(f"{op}: input {arg!r} expects strings, got a {array.dtype} literal")
+            raise _error(role)(f"{op}: {role} {arg!r} expects strings, got a {array.dtype} literal")
         return array
     if array.dtype == object:
-        raise OpInputError(f"{op}: input {arg!r} expects {elem.name.lower()}, got strings")
-    target = numpy_dtype(elem)
+        raise _error(role)(f"{op}: {role} {arg!r} expects {elem.name.lower()}, got strings")
+    try:
+        target = numpy_dtype(elem)
+    except ValueError as exc:
+        raise _error(role)(
+            f"{op}: {role} {arg!r}: element type {elem.name} cannot hold a literal"
+        ) from exc
     if array.dtype.names is not None or target.names is not None:
         # Lazy: low-precision arithmetic loads with the first such literal, not at import.
         from onnxcraft.numerics import from_float32, to_float32  # noqa: PLC0415
@@ -91,22 +162,21 @@ def convert(op: str, arg: str, array: np.ndarray, elem: ElementType) -> np.ndarr
             return array
         # Decode first: the representation's raw field holds bits, not the values.
         array = np.asarray(to_float32(array))
+    if array.dtype.kind == "c" and target.kind != "c":
+        if np.any(array.imag != 0):
+            raise _error(role)(
+                f"{op}: {role} {arg!r} expects {elem.name.lower()}, got a complex literal with "
+                f"an imaginary part: {_preview(array)}"
+            )
+        array = array.real
     if target.names is not None:  # bfloat16, float8 ...: encode through float32
         encoded: np.ndarray = from_float32(array.astype(np.float32), elem)
         return encoded
     if target == array.dtype:
         return array
-    integral = target.kind in "iub"
-    if (
-        integral
-        and array.dtype.kind in "fc"
-        and (not np.all(np.isfinite(array)) or not np.all(np.equal(np.mod(array, 1), 0)))
-    ):
-        raise OpInputError(
-            f"{op}: input {arg!r} expects {elem.name.lower()}, "
-            f"got a float literal with non-integral values: {_preview(array)}"
-        )
-    with np.errstate(over="ignore"):
+    if target.kind in "iub":
+        _check_integral(f"{op}: {role} {arg!r}", _error(role), array, elem, target)
+    with np.errstate(over="ignore", invalid="ignore"):
         converted = array.astype(target)
     if (
         target.kind in "fc"
@@ -114,19 +184,34 @@ def convert(op: str, arg: str, array: np.ndarray, elem: ElementType) -> np.ndarr
         and np.isfinite(array).all()
         and not np.isfinite(converted).all()
     ):
-        raise OpInputError(
-            f"{op}: input {arg!r}: literal {_preview(array)} overflows {elem.name.lower()} "
+        raise _error(role)(
+            f"{op}: {role} {arg!r}: literal {_preview(array)} overflows {elem.name.lower()} "
             f"(its largest finite value is {np.finfo(target).max})"
         )
-    if (
-        integral
-        and array.dtype.kind in "iubf"
-        and (not np.array_equal(converted.astype(array.dtype), array))
-    ):
-        raise OpInputError(
-            f"{op}: input {arg!r}: literal {_preview(array)} does not fit in {elem.name.lower()}"
-        )
     return converted
+
+
+def _check_integral(
+    where: str,
+    error: type[OpInputError | OpAttributeError],
+    array: np.ndarray,
+    elem: ElementType,
+    target: np.dtype[Any],
+) -> None:
+    """An integer (or bool) target takes only integral values within its range."""
+    if array.dtype.kind == "f" and (
+        not np.all(np.isfinite(array)) or not np.all(np.equal(np.mod(array, 1), 0))
+    ):
+        raise error(
+            f"{where} expects {elem.name.lower()}, "
+            f"got a float literal with non-integral values: {_preview(array)}"
+        )
+    if array.size == 0 or array.dtype.kind == "b":
+        return
+    low, high = (0, 1) if target.kind == "b" else (np.iinfo(target).min, np.iinfo(target).max)
+    # Python ints compare exactly (uint64 against int64 bounds included).
+    if int(array.min()) < low or int(array.max()) > high:
+        raise error(f"{where}: literal {_preview(array)} does not fit in {elem.name.lower()}")
 
 
 def _preview(array: np.ndarray) -> str:

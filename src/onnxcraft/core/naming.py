@@ -9,9 +9,31 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Namer"]
+from onnxcraft.errors import ArgumentError
+
+__all__ = ["Namer", "check_name", "check_text"]
 
 _IDENTIFIER = re.compile(r"[^0-9A-Za-z_]")
+
+
+def check_name(what: str, name: object) -> str:
+    """A user-given value name: a non-empty str that a model file can hold (UTF-8)."""
+    if not isinstance(name, str) or not name:
+        raise ArgumentError(f"{what}: expected a non-empty str, got {name!r}")
+    return check_text(what, name)
+
+
+def check_text(what: str, text: object) -> str:
+    """A str a model file can hold: protobuf writes strings as UTF-8 (no lone surrogates)."""
+    if not isinstance(text, str):
+        raise ArgumentError(f"{what}: expected a str, got {type(text).__name__} {text!r}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ArgumentError(
+            f"{what}: {text!r} cannot be written to a model (it is not valid UTF-8)"
+        ) from None
+    return text
 
 
 class Namer:

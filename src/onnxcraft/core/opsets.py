@@ -2,8 +2,9 @@
 
 Each domain is imported at the highest opset of the modules its nodes were built from (or at
 the version the user asks for); every node must then be the version in force at that opset.
-Identity copies that ``build`` adds take the lowest ai.onnx opset carrying their types, and
-model-local functions share the model's version of each domain they use.
+A graph whose ai.onnx nodes are only the Identity copies and Constant nodes that ``build``
+adds (or that has no node at all) imports ai.onnx at the default opset (newer if a copied
+type needs it), and model-local functions share the model's version of each domain they use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from onnxcraft.core.opinfo import op_info
 from onnxcraft.core.typestr import matches
 from onnxcraft.core.var import OpCall
+from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Function
 from onnxcraft.specs import resolve_since_version
@@ -27,23 +29,25 @@ def model_opsets(
     uses_constant_node: bool,
     identity_types: list[tuple[str, ValueType | None]],
     override: int | Mapping[str, int] | None,
+    default_opset: int = DEFAULT_OPSET,
 ) -> dict[str, int]:
     """The opset of each domain of a graph made of ``calls`` (sorted by domain).
 
     ``identity_types`` lists the Identity copies added (output name, copied type);
-    ``override`` is the user's ``opset=`` (an int: ai.onnx's).
+    ``override`` is the user's ``opset=`` (an int: ai.onnx's); ``default_opset`` is ai.onnx's
+    when no operator of that domain chose one.
     """
     requested: dict[str, int] = {}
     for node in calls:
         domain = node.op.domain
         requested[domain] = max(requested.get(domain, 0), node.opset)
-    if (uses_constant_node or not requested) and "" not in requested:
-        requested[""] = 1  # IR.md: a model imports at least one opset
-    if identity_types:
-        # The copies take the lowest opset that carries their types, unless the nodes
-        # already chose one (checked below, after any override).
-        needed = max(_identity_opset(label, t) for label, t in identity_types)
-        requested.setdefault("", needed)
+    if "" not in requested and (uses_constant_node or identity_types or not requested):
+        # No ai.onnx operator chose the opset, yet the graph needs one (IR.md: a model imports
+        # at least one; Constant nodes and Identity copies are ai.onnx's): the default opset,
+        # which runtimes know (opset 1 and its IR version 3 draw warnings), or the first whose
+        # Identity carries the copies' types if that is newer.
+        needed = max((_identity_opset(label, t) for label, t in identity_types), default=1)
+        requested[""] = max(default_opset, needed)
     if isinstance(override, int):
         override = {"": override}
     for domain, version in (override or {}).items():

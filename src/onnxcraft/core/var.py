@@ -17,11 +17,12 @@ import numpy as np
 
 from onnxcraft.core import hooks
 from onnxcraft.core.indexing import index_plan
+from onnxcraft.core.naming import check_name
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.core.refine import refine
 from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.dtypes import ElementType, numpy_dtype
-from onnxcraft.errors import BuildError
+from onnxcraft.errors import ArgumentError, BuildError, SymbolicValueError
 from onnxcraft.types import Map, Optional, Sequence, Shape, SparseTensor, Tensor, ValueType
 
 __all__ = ["Var", "OpCall", "Body", "ARG", "CONST", "INITIALIZER", "NODE_OUTPUT"]
@@ -95,8 +96,7 @@ class Var:
 
     def named(self, name: str) -> Var:
         """Give this value an explicit name in the built model; returns the Var itself."""
-        if not isinstance(name, str) or not name:
-            raise BuildError(f"named(): expected a non-empty str, got {name!r}")
+        check_name("named()", name)
         if self.kind == ARG and self._name is not None and self._name != name:
             raise BuildError(f"named(): the input {self._name!r} cannot be renamed to {name!r}")
         self._name = name
@@ -110,7 +110,7 @@ class Var:
         Var is used: operators already applied to it keep the types they inferred.
         """
         if not isinstance(value_type, (Tensor, SparseTensor, Sequence, Optional, Map)):
-            raise BuildError(
+            raise ArgumentError(
                 f"with_type(): expected an oc.Tensor, oc.Sequence, oc.Optional, oc.Map or "
                 f"oc.SparseTensor, got {type(value_type).__name__}"
             )
@@ -122,8 +122,10 @@ class Var:
         return f"Var({label}: {self.type})"
 
     # -- Python operators: the operators of the default opset (DEFAULT_OPSET), literals lifted
-    # as in explicit calls. == and != keep their identity meaning (Vars live in sets and
-    # dicts): use op.Equal.
+    # as in explicit calls. == and != build Equal (and Not) like the other comparisons: what
+    # a Python bool would mean (X == 0.0 is False) is never what a graph means. Vars stay
+    # usable in sets and as dict keys: they hash by identity, and a dict or set compares
+    # keys with == only when their hashes are equal, which for two live Vars they never are.
 
     def __add__(self, other: Any) -> Var:
         return _binary("Add", self, other)
@@ -161,6 +163,17 @@ class Var:
     def __rpow__(self, other: Any) -> Var:
         return _binary("Pow", other, self)
 
+    def __eq__(self, other: object) -> Var:  # type: ignore[override]
+        if not _is_operand(other):
+            return NotImplemented  # None, objects ...: Python's identity answer (not equal)
+        return _binary("Equal", self, other)
+
+    def __ne__(self, other: object) -> Var:  # type: ignore[override]
+        if not _is_operand(other):
+            return NotImplemented
+        result: Var = _default_opset().Not(_binary("Equal", self, other))
+        return result
+
     def __lt__(self, other: Any) -> Var:
         return _binary("Less", self, other)
 
@@ -197,9 +210,20 @@ class Var:
         return result
 
     def __bool__(self) -> bool:
-        raise BuildError(
-            "a Var has no truth value while the graph is being built: use op.If for "
-            "data-dependent branches, or compare shapes/types explicitly"
+        raise SymbolicValueError(
+            f"{self!r} has no truth value: a Var holds no value while the graph is built "
+            f"(comparisons such as x == 0 build an Equal node, they are not Python bools). "
+            f"Use op.Where(cond, a, b) to choose values, op.If for data-dependent branches; "
+            f"to find a Var in a collection use a set or dict of Vars (hashed by identity) or "
+            f"'is' (any(v is x for v in vars)), not 'x in a_list'"
+        )
+
+    def __iter__(self) -> Any:
+        # Without this, Python would iterate through __getitem__ (x[0], x[1], ...) and never
+        # stop on a dim it does not know.
+        raise SymbolicValueError(
+            f"{self!r} is not iterable while the graph is built: index it (x[0]), or use "
+            f"op.Split / op.SplitToSequence for its parts"
         )
 
     __hash__ = object.__hash__
@@ -261,6 +285,13 @@ class OpCall:
 def _default_opset() -> ModuleType:
     """The generated module of ai.onnx at DEFAULT_OPSET (provided by the opset layer)."""
     return hooks.opset_module.get()("", DEFAULT_OPSET)
+
+
+def _is_operand(value: object) -> bool:
+    """What == and != compare with: Vars and the literals operators lift."""
+    return isinstance(
+        value, (Var, np.ndarray, np.generic, int, float, bool, str, bytes, list, tuple)
+    )
 
 
 def _binary(name: str, left: Any, right: Any) -> Var:
