@@ -40,6 +40,20 @@ __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
 # Presence flags of nodes naming every input, shared rather than rebuilt for each node.
 _ALL_PRESENT = [(True,) * n for n in range(8)]
 
+# What a rule raises when a corrupted model gives it what it did not expect; reported as an
+# InferenceError at the node (a deep recursion and running out of memory included).
+_RULE_FAILURES = (
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    ArithmeticError,
+    AttributeError,
+    RecursionError,
+)
+
+_INT64_MAX = 2**63 - 1  # a dim past it cannot be written in a TensorShapeProto
+
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
 
@@ -58,6 +72,7 @@ class GraphInference:
         self.opsets = opsets
         self.strict = strict
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
+        self._calling: list[tuple[str, str]] = []  # the local functions being inferred
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -109,6 +124,13 @@ class GraphInference:
             _write_types(graph, types, input_types)
         return outputs, values
 
+    def untyped_inputs(self, graph: ir.Graph) -> None:
+        """A model's graph inputs must be typed (the IR requires it): strict inference
+        refuses one that is not rather than let rules guess around it."""
+        for info in graph.inputs:
+            if info.type is None:
+                self.problem(InferenceError(f"graph input {info.name!r} has no type"))
+
     def _input_types(
         self, graph: ir.Graph, implied: Seq[ValueType | None]
     ) -> list[ValueType | None]:
@@ -139,6 +161,8 @@ class GraphInference:
         commit: bool,
     ) -> None:
         names = node.inputs
+        if self.strict:
+            self._check_defined(node, types)
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
         try:
@@ -148,10 +172,28 @@ class GraphInference:
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
+        except _RULE_FAILURES as exc:
+            # A rule that trips over input it did not foresee (a corrupted model) must still
+            # fail as onnxcraft's error at this node, never as a bare Python one.
+            self.problem(
+                InferenceError(
+                    f"{_label(node)}: cannot infer this node's outputs: its inputs or "
+                    f"attributes are inconsistent ({type(exc).__name__}: {exc})"
+                )
+            )
+            out_types, out_values = [None] * len(node.outputs), {}
         for i, name in enumerate(node.outputs):
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
+            if type(inferred) is Tensor and inferred.shape and _beyond_int64(inferred.shape):
+                self.problem(
+                    InferenceError(
+                        f"{_label(node)}: output {name!r} would have shape "
+                        f"{list(inferred.shape)}, a dim beyond the int64 range of ONNX dims"
+                    )
+                )
+                inferred = Tensor(inferred.elem_type, None)
             given = declared.get(name) if declared else None
             if given is None:
                 types[name] = inferred
@@ -166,6 +208,16 @@ class GraphInference:
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
 
+    def _check_defined(self, node: ir.Node, types: dict[str, ValueType | None]) -> None:
+        """Strict mode: every input a node names is defined before it (an input, an
+        initializer, an earlier node's output or an outer scope's value)."""
+        for name in node.inputs:
+            if name and name not in types:
+                raise InferenceError(
+                    f"{_label(node)}: input {name!r} is not defined: no graph input, "
+                    f"initializer or earlier node output has that name"
+                )
+
     def _infer_node(
         self,
         node: ir.Node,
@@ -178,6 +230,11 @@ class GraphInference:
     ) -> tuple[list[ValueType | None], dict[int, Any]]:
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
+            if len(node.outputs) > len(function.outputs):
+                raise InferenceError(
+                    f"function {function.domain}.{function.name} has "
+                    f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
+                )
             attrs = {a.name: a for a in node.attributes}
             return self.function(function, input_types, input_values, attrs, opsets)
         op = self._op(node, opsets)
@@ -190,6 +247,7 @@ class GraphInference:
                     f"attribute {attr.name!r} refers to function attribute {attr.ref!r} "
                     f"outside of a function body"
                 )
+            _check_attribute_type(op, attr)
             if attr.name == skipped:
                 continue  # a branch that never runs: its contents cannot affect the outputs
             if attr.type == "GRAPH":
@@ -284,6 +342,24 @@ class GraphInference:
         opsets: dict[str, int],
     ) -> tuple[list[ValueType | None], dict[int, Any]]:
         """Output types and values of one call of ``function``, inferred through its body."""
+        key = (function.domain, function.name)
+        if key in self._calling:
+            chain = " -> ".join(f"{d}.{n}" for d, n in [*self._calling, key])
+            raise InferenceError(f"function {key[0]}.{key[1]} calls itself ({chain})")
+        self._calling.append(key)
+        try:
+            return self._function_body(function, input_types, input_values, attributes, opsets)
+        finally:
+            self._calling.pop()
+
+    def _function_body(
+        self,
+        function: ir.Function,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        attributes: dict[str, ir.Attribute],
+        opsets: dict[str, int],
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
         defaults = {a.name: a for a in function.attribute_defaults}
         graph = ir.Graph(
             nodes=[_substitute(n, attributes, defaults) for n in function.nodes],
@@ -298,6 +374,24 @@ class GraphInference:
         )
         out_values = {i: values[n] for i, n in enumerate(function.outputs) if n in values}
         return outputs, out_values
+
+
+def _beyond_int64(shape: tuple[Any, ...]) -> bool:
+    # A plain loop rather than any(): this runs for every node output.
+    for d in shape:  # noqa: SIM110
+        if type(d) is int and d > _INT64_MAX:
+            return True
+    return False
+
+
+def _check_attribute_type(op: OpInfo, attr: ir.Attribute) -> None:
+    """An attribute whose type is not the one its operator declares (INTS for an INT ...)
+    would reach the rule as a value of the wrong kind: refuse it here."""
+    info = op.attributes.get(attr.name)
+    if info is not None and info.type != attr.type:
+        raise InferenceError(
+            f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
+        )
 
 
 def _label(node: ir.Node) -> str:
