@@ -103,6 +103,31 @@ def test_attribute_of_the_wrong_type_is_an_inference_error() -> None:
     _refused(model, "Gather", "'axis'", "INT", "INTS")
 
 
+def test_an_attribute_the_operator_version_lacks_is_an_inference_error() -> None:
+    node = h.make_node("Relu", ["x"], ["y"], alpha=0.5)
+    _refused(_model([node], [_x("x", [3])]), "Relu-14 has no attribute 'alpha'")
+
+
+@pytest.mark.parametrize(
+    "op, attribute, extra_inputs",
+    [("BitCast", "to", []), ("EyeLike", "dtype", []), ("SequenceEmpty", "dtype", None)],
+)
+def test_an_element_type_attribute_out_of_range_is_refused(
+    op: str, attribute: str, extra_inputs: list[Any] | None
+) -> None:
+    inputs = [] if extra_inputs is None else ["x"]
+    node = h.make_node(op, inputs, ["y"], **{attribute: -(2**63)})
+    outputs = _seq_out() if extra_inputs is None else None
+    model = _model([node], [_x("x", [2, 2])], outputs=outputs, opset=26)
+    _refused(model, op, f"attribute {attribute!r} must name an ONNX element type")
+
+
+def test_top_k_1_without_k_is_refused() -> None:
+    node = h.make_node("TopK", ["x"], ["v", "i"])
+    outs = [h.make_tensor_value_info(n, 0, None) for n in ("v", "i")]
+    _refused(_model([node], [_x("x", [3, 4])], outputs=outs, opset=1), "'k' is required")
+
+
 def test_a_rule_tripping_over_corrupt_input_fails_at_its_node() -> None:
     # A complex tensor whose float_data holds an odd number of parts cannot be decoded.
     bad = onnx.TensorProto(name="c", data_type=T.COMPLEX64, dims=[1], float_data=[1.0, 2.0, 3.0])

@@ -240,6 +240,8 @@ class GraphInference:
         op = self._op(node, opsets)
         attributes: dict[str, Any] = {}
         bodies: dict[str, list[ValueType | None]] = {}
+        if node.attributes and op.spec is not None:
+            _check_attributes(op, node)
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
         for attr in node.attributes:
             if attr.ref:
@@ -247,7 +249,6 @@ class GraphInference:
                     f"attribute {attr.name!r} refers to function attribute {attr.ref!r} "
                     f"outside of a function body"
                 )
-            _check_attribute_type(op, attr)
             if attr.name == skipped:
                 continue  # a branch that never runs: its contents cannot affect the outputs
             if attr.type == "GRAPH":
@@ -384,14 +385,20 @@ def _beyond_int64(shape: tuple[Any, ...]) -> bool:
     return False
 
 
-def _check_attribute_type(op: OpInfo, attr: ir.Attribute) -> None:
-    """An attribute whose type is not the one its operator declares (INTS for an INT ...)
-    would reach the rule as a value of the wrong kind: refuse it here."""
-    info = op.attributes.get(attr.name)
-    if info is not None and info.type != attr.type:
-        raise InferenceError(
-            f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
-        )
+def _check_attributes(op: OpInfo, node: ir.Node) -> None:
+    """The node's attributes against its operator version's: each one declared, of the
+    declared type (INTS given for an INT would reach the rule as a list)."""
+    for attr in node.attributes:
+        info = op.attributes.get(attr.name)
+        if info is None:
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} has no attribute {attr.name!r} "
+                f"(it has {sorted(op.attributes) or 'none'})"
+            )
+        if info.type != attr.type and not attr.ref:
+            raise InferenceError(
+                f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
+            )
 
 
 def _label(node: ir.Node) -> str:
@@ -473,7 +480,11 @@ def _carried(
 
 def _scan_inputs_count(node: ir.Node) -> int:
     attr = node.attribute("num_scan_inputs")
-    return int(attr.value) if attr is not None and attr.value is not None else 0
+    if attr is None or attr.value is None:
+        return 0
+    if type(attr.value) is not int:
+        raise InferenceError(f"attribute 'num_scan_inputs' must be an INT, got {attr.type}")
+    return attr.value
 
 
 def _implied_body_inputs(

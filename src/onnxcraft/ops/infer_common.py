@@ -20,6 +20,7 @@ __all__ = [
     "broadcast_many",
     "dim_product",
     "dim_sum",
+    "element_type_attr",
     "entries_binary",
     "entry_add",
     "entry_div",
@@ -56,6 +57,20 @@ def unknown_dims(rank: Dim) -> Shape:
     if type(rank) is not int or not 0 <= rank <= VALUE_LIMIT:
         return None
     return (None,) * rank
+
+
+def element_type_attr(ctx: InferenceContext, name: str) -> ElementType | None:
+    """The element type an attribute (``to``, ``dtype`` ...) names; None when not given."""
+    value = ctx.attr(name)
+    if value is None:
+        return None
+    try:
+        elem = ElementType(int(value))
+    except (TypeError, ValueError):
+        elem = ElementType.UNDEFINED
+    if elem == ElementType.UNDEFINED:
+        raise ctx.fail(f"attribute {name!r} must name an ONNX element type, got {value!r}")
+    return elem
 
 
 def shape_of(t: ValueType | None) -> Shape:

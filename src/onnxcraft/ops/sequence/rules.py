@@ -5,7 +5,7 @@ from __future__ import annotations
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
-from onnxcraft.ops.infer_common import normalize_axis
+from onnxcraft.ops.infer_common import element_type_attr, normalize_axis
 from onnxcraft.types import Dim, Optional, Sequence, Tensor, ValueType
 
 __all__ = ["register"]
@@ -23,8 +23,8 @@ def _construct(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def _empty(ctx: InferenceContext) -> list[ValueType | None]:
-    dtype = ctx.attr("dtype")
-    return [Sequence(Tensor(ElementType.FLOAT if dtype is None else ElementType(int(dtype))))]
+    dtype = element_type_attr(ctx, "dtype")
+    return [Sequence(Tensor(ElementType.FLOAT if dtype is None else dtype))]
 
 
 def _at(ctx: InferenceContext) -> list[ValueType | None]:

@@ -13,7 +13,13 @@ import numpy as np
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
-from onnxcraft.ops.infer_common import broadcast, entry_add, entry_mul, normalize_axis
+from onnxcraft.ops.infer_common import (
+    broadcast,
+    element_type_attr,
+    entry_add,
+    entry_mul,
+    normalize_axis,
+)
 from onnxcraft.ops.tensor_ops.shapes import pads_by_axis
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
@@ -34,15 +40,15 @@ def _trilu(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def _bit_cast(ctx: InferenceContext) -> list[ValueType | None]:
-    return [Tensor(ElementType(int(ctx.attr("to"))), ctx.shape(0))]
+    return [Tensor(element_type_attr(ctx, "to"), ctx.shape(0))]
 
 
 def _eye_like(ctx: InferenceContext) -> list[ValueType | None]:
     shape = ctx.shape(0)
     if shape is not None and len(shape) != 2:
         raise ctx.fail(f"the input must be 2-D, got shape {list(shape)}")
-    dtype = ctx.attr("dtype")
-    return [Tensor(ctx.elem(0) if dtype is None else ElementType(int(dtype)), shape)]
+    dtype = element_type_attr(ctx, "dtype")
+    return [Tensor(ctx.elem(0) if dtype is None else dtype, shape)]
 
 
 def _one_hot(ctx: InferenceContext) -> list[ValueType | None]:
