@@ -122,6 +122,23 @@ def test_an_element_type_attribute_out_of_range_is_refused(
     _refused(model, op, f"attribute {attribute!r} must name an ONNX element type")
 
 
+def test_a_node_with_too_few_or_too_many_inputs_or_outputs_is_refused() -> None:
+    seq = h.make_node("SequenceInsert", ["s"], ["y"])
+    model = _model([seq], [h.make_tensor_sequence_value_info("s", T.FLOAT, None)])
+    _refused(model, "SequenceInsert-11 takes 2 to 3 inputs, the node gives 1")
+    relu = h.make_node("Relu", ["x", "x"], ["y"])
+    _refused(_model([relu], [_x("x", [2])]), "Relu-14 takes 1 to 1 inputs, the node gives 2")
+    outs = [h.make_tensor_value_info(n, 0, None) for n in ("y", "z")]
+    relu = h.make_node("Relu", ["x"], ["y", "z"])
+    _refused(_model([relu], [_x("x", [2])], outputs=outs), "Relu-14 has 1 outputs")
+
+
+def test_concat_refuses_inputs_of_different_element_types() -> None:
+    node = h.make_node("Concat", ["a", "b"], ["y"], axis=0)
+    model = _model([node], [_x("a", [2], T.INT64), _x("b", [2], T.FLOAT)])
+    _refused(model, "Concat", "one element type, got float, int64")
+
+
 def test_top_k_1_without_k_is_refused() -> None:
     node = h.make_node("TopK", ["x"], ["v", "i"])
     outs = [h.make_tensor_value_info(n, 0, None) for n in ("v", "i")]
@@ -267,7 +284,13 @@ def test_one_hot_negative_indices_are_valid_but_a_negative_depth_is_not() -> Non
     good = _model([node], initializers=[_i64("i", [-1, 2]), _i64("d", [3]), values])
     assert _output_type(good) == Tensor(oc.dtypes.ElementType.FLOAT, (2, 3))
     bad = _model([node], initializers=[_i64("i", [-1, 2]), _i64("d", [-3]), values])
-    _refused(bad, "OneHot", "-3")
+    _refused(bad, "OneHot", "'depth' must not be negative, got -3")
+    negative_float = nh.from_array(np.array([-3.0], np.float32), "d")
+    bad = _model([node], initializers=[_i64("i", [-1, 2]), negative_float, values])
+    _refused(bad, "OneHot", "'depth' must not be negative, got -3")
+    three = nh.from_array(np.array([0, 1, 2], np.float32), "v")
+    bad = _model([node], initializers=[_i64("i", [-1, 2]), _i64("d", [3]), three])
+    _refused(bad, "OneHot", "'values' must hold two elements")
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir, specs
-from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
+from onnxcraft.core.opinfo import VARIADIC, OpInfo, custom_op_info, op_info
 from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
@@ -41,7 +41,7 @@ __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
 _ALL_PRESENT = [(True,) * n for n in range(8)]
 
 # What a rule raises when a corrupted model gives it what it did not expect; reported as an
-# InferenceError at the node (a deep recursion and running out of memory included).
+# InferenceError at the node (a recursion too deep for Python included).
 _RULE_FAILURES = (
     ValueError,
     TypeError,
@@ -73,6 +73,7 @@ class GraphInference:
         self.strict = strict
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
+        self._arity: dict[OpInfo, tuple[int, int | None, int | None]] = {}  # per version
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -240,8 +241,10 @@ class GraphInference:
         op = self._op(node, opsets)
         attributes: dict[str, Any] = {}
         bodies: dict[str, list[ValueType | None]] = {}
-        if node.attributes and op.spec is not None:
-            _check_attributes(op, node)
+        if op.spec is not None:
+            self._check_arity(op, node)
+            if node.attributes:
+                _check_attributes(op, node)
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
         for attr in node.attributes:
             if attr.ref:
@@ -269,6 +272,29 @@ class GraphInference:
         return infer_types(
             op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
         )
+
+    def _check_arity(self, op: OpInfo, node: ir.Node) -> None:
+        """As many inputs and outputs as the operator version allows (rules index them)."""
+        arity = self._arity.get(op)
+        if arity is None:
+            variadic_out = bool(op.outputs) and op.outputs[-1].option == VARIADIC
+            arity = self._arity[op] = (
+                op.min_inputs,
+                op.max_inputs,
+                None if variadic_out else len(op.outputs),
+            )
+        least, most, most_out = arity
+        count = len(node.inputs)
+        if count < least or (most is not None and count > most):
+            expected = f"at least {least}" if most is None else f"{least} to {most}"
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} takes {expected} inputs, the node gives {count}"
+            )
+        if most_out is not None and len(node.outputs) > most_out:
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} has {most_out} outputs, the node names "
+                f"{len(node.outputs)}"
+            )
 
     def _op(self, node: ir.Node, opsets: dict[str, int]) -> OpInfo:
         opset = opsets.get(node.domain)

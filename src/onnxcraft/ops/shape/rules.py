@@ -165,7 +165,11 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
     shapes = [ctx.shape(i) for i in range(count)]
-    elem = next((ctx.elem(i) for i in range(count) if ctx.elem(i) is not None), None)
+    elems = {e for i in range(count) if (e := ctx.elem(i)) is not None}
+    if len(elems) > 1:
+        names = sorted(e.name.lower() for e in elems)
+        raise ctx.fail(f"inputs must share one element type, got {', '.join(names)}")
+    elem = elems.pop() if elems else None
     known = [s for s in shapes if s is not None]
     if not known:
         return [Tensor(elem, None)]

@@ -53,23 +53,30 @@ def _eye_like(ctx: InferenceContext) -> list[ValueType | None]:
 
 def _one_hot(ctx: InferenceContext) -> list[ValueType | None]:
     shape = ctx.shape(0)
+    values = ctx.shape(2)
+    if values is not None and (len(values) != 1 or values[0] not in (2, None)):
+        raise ctx.fail(f"input 'values' must hold two elements [off, on], got shape {list(values)}")
     depth = ctx.dims_value(1)
+    size: Dim = depth[0] if depth is not None and len(depth) == 1 else None
+    if size is None and ctx.value(1) is not None:
+        size = _float_depth(ctx, ctx.value(1))
+    if type(size) is int and size < 0:
+        raise ctx.fail(f"input 'depth' must not be negative, got {size}")
     if shape is None:
         return [Tensor(ctx.elem(2), None)]
     rank = len(shape) + 1
     axis = normalize_axis(ctx, int(ctx.attr("axis", -1)), rank)
-    size: Dim = depth[0] if depth is not None and len(depth) == 1 else None
-    if size is None and ctx.value(1) is not None:
-        size = _float_depth(ctx.value(1))
     return [Tensor(ctx.elem(2), (*shape[:axis], size, *shape[axis:]))]
 
 
-def _float_depth(value: np.ndarray | None) -> Dim:
+def _float_depth(ctx: InferenceContext, value: np.ndarray | None) -> Dim:
     """A depth given as a float tensor counts as its integer part (the standard casts it)."""
     if value is None or value.size != 1 or value.dtype.kind != "f":
         return None
     depth = float(value.reshape(-1)[0])
-    return int(depth) if np.isfinite(depth) and depth >= 0 else None
+    if not np.isfinite(depth):
+        raise ctx.fail(f"input 'depth' must be a finite number, got {depth}")
+    return int(depth)
 
 
 # -- Pad ------------------------------------------------------------------------------------------
