@@ -53,6 +53,7 @@ _RULE_FAILURES = (
 )
 
 _INT64_MAX = 2**63 - 1  # a dim past it cannot be written in a TensorShapeProto
+_UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limit
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
@@ -73,7 +74,7 @@ class GraphInference:
         self.strict = strict
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
-        self._arity: dict[OpInfo, tuple[int, int | None, int | None]] = {}  # per version
+        self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -187,14 +188,11 @@ class GraphInference:
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
-            if type(inferred) is Tensor and inferred.shape and _beyond_int64(inferred.shape):
-                self.problem(
-                    InferenceError(
-                        f"{_label(node)}: output {name!r} would have shape "
-                        f"{list(inferred.shape)}, a dim beyond the int64 range of ONNX dims"
-                    )
-                )
-                inferred = Tensor(inferred.elem_type, None)
+            if type(inferred) is Tensor and inferred.shape:
+                for d in inferred.shape:  # inline: this runs for every output
+                    if type(d) is int and d > _INT64_MAX:
+                        inferred = self._dim_overflow(node, name, inferred)
+                        break
             given = declared.get(name) if declared else None
             if given is None:
                 types[name] = inferred
@@ -208,6 +206,15 @@ class GraphInference:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
+
+    def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
+        self.problem(
+            InferenceError(
+                f"{_label(node)}: output {name!r} would have shape "
+                f"{list(inferred.shape or ())}, a dim beyond the int64 range of ONNX dims"
+            )
+        )
+        return Tensor(inferred.elem_type, None)
 
     def _check_defined(self, node: ir.Node, types: dict[str, ValueType | None]) -> None:
         """Strict mode: every input a node names is defined before it (an input, an
@@ -242,7 +249,11 @@ class GraphInference:
         attributes: dict[str, Any] = {}
         bodies: dict[str, list[ValueType | None]] = {}
         if op.spec is not None:
-            self._check_arity(op, node)
+            arity = self._arity.get(op)
+            count = len(node.inputs)
+            # The common case inline: a count within the version's range (this runs per node).
+            if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
+                self._check_arity(op, node)
             if node.attributes:
                 _check_attributes(op, node)
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
@@ -278,19 +289,20 @@ class GraphInference:
         arity = self._arity.get(op)
         if arity is None:
             variadic_out = bool(op.outputs) and op.outputs[-1].option == VARIADIC
+            most_in = op.max_inputs
             arity = self._arity[op] = (
                 op.min_inputs,
-                op.max_inputs,
-                None if variadic_out else len(op.outputs),
+                _UNBOUNDED if most_in is None else most_in,
+                _UNBOUNDED if variadic_out else len(op.outputs),
             )
         least, most, most_out = arity
         count = len(node.inputs)
-        if count < least or (most is not None and count > most):
-            expected = f"at least {least}" if most is None else f"{least} to {most}"
+        if not least <= count <= most:
+            expected = f"at least {least}" if most == _UNBOUNDED else f"{least} to {most}"
             raise InferenceError(
                 f"{op.op_type}-{op.since_version} takes {expected} inputs, the node gives {count}"
             )
-        if most_out is not None and len(node.outputs) > most_out:
+        if len(node.outputs) > most_out:
             raise InferenceError(
                 f"{op.op_type}-{op.since_version} has {most_out} outputs, the node names "
                 f"{len(node.outputs)}"
@@ -401,14 +413,6 @@ class GraphInference:
         )
         out_values = {i: values[n] for i, n in enumerate(function.outputs) if n in values}
         return outputs, out_values
-
-
-def _beyond_int64(shape: tuple[Any, ...]) -> bool:
-    # A plain loop rather than any(): this runs for every node output.
-    for d in shape:  # noqa: SIM110
-        if type(d) is int and d > _INT64_MAX:
-            return True
-    return False
 
 
 def _check_attributes(op: OpInfo, node: ir.Node) -> None:

@@ -37,6 +37,7 @@ _ENTRY_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
 }
 # Exact on Python ints, where int64 kernels wrap around.
 _UNBOUNDED = frozenset(("Add", "Sub", "Mul"))
+_INT64 = ElementType.INT64
 # Operators whose opset < 7 versions broadcast B into A only (the result has A's shape).
 _LEGACY_BROADCAST = ("Add", "Sub", "Mul", "Div", "Pow")
 
@@ -53,16 +54,13 @@ def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
     elem = a.elem_type
     if elem is None and b is not None and op.op_type != "Pow":  # Pow's exponent has its own type
         elem = b.elem_type
-    if ctx.input_values and (ctx.has_symbolic_input() or _may_overflow(ctx, elem)):
+    if ctx.input_values and (
+        ctx.has_symbolic_input() or (elem is _INT64 and op.op_type in _UNBOUNDED)
+    ):
+        # int64 values (dims, most likely) are computed here on Python ints: a result past
+        # int64 is an error, not the wrapped value a folding kernel would give.
         _propagate(ctx, [0, 1])
     return [tensor(elem, shape)]
-
-
-def _may_overflow(ctx: InferenceContext, elem: ElementType | None) -> bool:
-    """Whether known int64 values (dims, most likely) are added or multiplied here: computed
-    with Python ints by the rule, a result past int64 is an error rather than the wrapped
-    value a folding kernel would give."""
-    return elem == ElementType.INT64 and ctx.op.op_type in _UNBOUNDED
 
 
 def _propagate(ctx: InferenceContext, indices: list[int]) -> None:
