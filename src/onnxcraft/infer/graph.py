@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir, specs
-from onnxcraft.core.opinfo import OpInfo, custom_op_info, op_info
+from onnxcraft.core.opinfo import VARIADIC, OpInfo, custom_op_info, op_info
 from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
@@ -39,6 +39,21 @@ __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
 
 # Presence flags of nodes naming every input, shared rather than rebuilt for each node.
 _ALL_PRESENT = [(True,) * n for n in range(8)]
+
+# What a rule raises when a corrupted model gives it what it did not expect; reported as an
+# InferenceError at the node (a recursion too deep for Python included).
+_RULE_FAILURES = (
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    ArithmeticError,
+    AttributeError,
+    RecursionError,
+)
+
+_INT64_MAX = 2**63 - 1  # a dim past it cannot be written in a TensorShapeProto
+_UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limit
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
@@ -58,6 +73,8 @@ class GraphInference:
         self.opsets = opsets
         self.strict = strict
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
+        self._calling: list[tuple[str, str]] = []  # the local functions being inferred
+        self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -109,6 +126,13 @@ class GraphInference:
             _write_types(graph, types, input_types)
         return outputs, values
 
+    def untyped_inputs(self, graph: ir.Graph) -> None:
+        """A model's graph inputs must be typed (the IR requires it): strict inference
+        refuses one that is not rather than let rules guess around it."""
+        for info in graph.inputs:
+            if info.type is None:
+                self.problem(InferenceError(f"graph input {info.name!r} has no type"))
+
     def _input_types(
         self, graph: ir.Graph, implied: Seq[ValueType | None]
     ) -> list[ValueType | None]:
@@ -139,6 +163,8 @@ class GraphInference:
         commit: bool,
     ) -> None:
         names = node.inputs
+        if self.strict:
+            self._check_defined(node, types)
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
         try:
@@ -148,10 +174,25 @@ class GraphInference:
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
+        except _RULE_FAILURES as exc:
+            # A rule that trips over input it did not foresee (a corrupted model) must still
+            # fail as onnxcraft's error at this node, never as a bare Python one.
+            self.problem(
+                InferenceError(
+                    f"{_label(node)}: cannot infer this node's outputs: its inputs or "
+                    f"attributes are inconsistent ({type(exc).__name__}: {exc})"
+                )
+            )
+            out_types, out_values = [None] * len(node.outputs), {}
         for i, name in enumerate(node.outputs):
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
+            if type(inferred) is Tensor and inferred.shape:
+                for d in inferred.shape:  # inline: this runs for every output
+                    if type(d) is int and d > _INT64_MAX:
+                        inferred = self._dim_overflow(node, name, inferred)
+                        break
             given = declared.get(name) if declared else None
             if given is None:
                 types[name] = inferred
@@ -166,6 +207,25 @@ class GraphInference:
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
 
+    def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
+        self.problem(
+            InferenceError(
+                f"{_label(node)}: output {name!r} would have shape "
+                f"{list(inferred.shape or ())}, a dim beyond the int64 range of ONNX dims"
+            )
+        )
+        return Tensor(inferred.elem_type, None)
+
+    def _check_defined(self, node: ir.Node, types: dict[str, ValueType | None]) -> None:
+        """Strict mode: every input a node names is defined before it (an input, an
+        initializer, an earlier node's output or an outer scope's value)."""
+        for name in node.inputs:
+            if name and name not in types:
+                raise InferenceError(
+                    f"{_label(node)}: input {name!r} is not defined: no graph input, "
+                    f"initializer or earlier node output has that name"
+                )
+
     def _infer_node(
         self,
         node: ir.Node,
@@ -178,11 +238,24 @@ class GraphInference:
     ) -> tuple[list[ValueType | None], dict[int, Any]]:
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
+            if len(node.outputs) > len(function.outputs):
+                raise InferenceError(
+                    f"function {function.domain}.{function.name} has "
+                    f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
+                )
             attrs = {a.name: a for a in node.attributes}
             return self.function(function, input_types, input_values, attrs, opsets)
         op = self._op(node, opsets)
         attributes: dict[str, Any] = {}
         bodies: dict[str, list[ValueType | None]] = {}
+        if op.spec is not None:
+            arity = self._arity.get(op)
+            count = len(node.inputs)
+            # The common case inline: a count within the version's range (this runs per node).
+            if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
+                self._check_arity(op, node)
+            if node.attributes:
+                _check_attributes(op, node)
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
         for attr in node.attributes:
             if attr.ref:
@@ -210,6 +283,30 @@ class GraphInference:
         return infer_types(
             op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
         )
+
+    def _check_arity(self, op: OpInfo, node: ir.Node) -> None:
+        """As many inputs and outputs as the operator version allows (rules index them)."""
+        arity = self._arity.get(op)
+        if arity is None:
+            variadic_out = bool(op.outputs) and op.outputs[-1].option == VARIADIC
+            most_in = op.max_inputs
+            arity = self._arity[op] = (
+                op.min_inputs,
+                _UNBOUNDED if most_in is None else most_in,
+                _UNBOUNDED if variadic_out else len(op.outputs),
+            )
+        least, most, most_out = arity
+        count = len(node.inputs)
+        if not least <= count <= most:
+            expected = f"at least {least}" if most == _UNBOUNDED else f"{least} to {most}"
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} takes {expected} inputs, the node gives {count}"
+            )
+        if len(node.outputs) > most_out:
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} has {most_out} outputs, the node names "
+                f"{len(node.outputs)}"
+            )
 
     def _op(self, node: ir.Node, opsets: dict[str, int]) -> OpInfo:
         opset = opsets.get(node.domain)
@@ -284,6 +381,24 @@ class GraphInference:
         opsets: dict[str, int],
     ) -> tuple[list[ValueType | None], dict[int, Any]]:
         """Output types and values of one call of ``function``, inferred through its body."""
+        key = (function.domain, function.name)
+        if key in self._calling:
+            chain = " -> ".join(f"{d}.{n}" for d, n in [*self._calling, key])
+            raise InferenceError(f"function {key[0]}.{key[1]} calls itself ({chain})")
+        self._calling.append(key)
+        try:
+            return self._function_body(function, input_types, input_values, attributes, opsets)
+        finally:
+            self._calling.pop()
+
+    def _function_body(
+        self,
+        function: ir.Function,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        attributes: dict[str, ir.Attribute],
+        opsets: dict[str, int],
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
         defaults = {a.name: a for a in function.attribute_defaults}
         graph = ir.Graph(
             nodes=[_substitute(n, attributes, defaults) for n in function.nodes],
@@ -298,6 +413,22 @@ class GraphInference:
         )
         out_values = {i: values[n] for i, n in enumerate(function.outputs) if n in values}
         return outputs, out_values
+
+
+def _check_attributes(op: OpInfo, node: ir.Node) -> None:
+    """The node's attributes against its operator version's: each one declared, of the
+    declared type (INTS given for an INT would reach the rule as a list)."""
+    for attr in node.attributes:
+        info = op.attributes.get(attr.name)
+        if info is None:
+            raise InferenceError(
+                f"{op.op_type}-{op.since_version} has no attribute {attr.name!r} "
+                f"(it has {sorted(op.attributes) or 'none'})"
+            )
+        if info.type != attr.type and not attr.ref:
+            raise InferenceError(
+                f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
+            )
 
 
 def _label(node: ir.Node) -> str:
@@ -379,7 +510,11 @@ def _carried(
 
 def _scan_inputs_count(node: ir.Node) -> int:
     attr = node.attribute("num_scan_inputs")
-    return int(attr.value) if attr is not None and attr.value is not None else 0
+    if attr is None or attr.value is None:
+        return 0
+    if type(attr.value) is not int:
+        raise InferenceError(f"attribute 'num_scan_inputs' must be an INT, got {attr.type}")
+    return attr.value
 
 
 def _implied_body_inputs(

@@ -12,6 +12,7 @@ from typing import Any
 
 from onnxcraft import ir
 from onnxcraft.core.refine import refine
+from onnxcraft.errors import InferenceError
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
 from onnxcraft.io import model_proto
 from onnxcraft.proto.serde import (
@@ -47,12 +48,20 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             model_ir = model_from_proto(proto)
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         runner = GraphInference(functions, model_ir.opset_imports, strict)
+        if strict:
+            runner.untyped_inputs(model_ir.graph)
         runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports)
         # Only types changed: copy the original and rewrite them, unless the IR no longer
         # lines up with it node for node.
         if proto is None:
             return model_ir
-        return with_inferred_types(proto, model_ir) or model_to_proto(model_ir)
+        try:
+            return with_inferred_types(proto, model_ir) or model_to_proto(model_ir)
+        except UnicodeError as exc:
+            # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
+            raise InferenceError(
+                f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
+            ) from None
     finally:
         if collecting:
             gc.enable()

@@ -31,6 +31,8 @@ __all__ = ["ALL_VERSIONS", "InferenceContext", "Rule", "RuleRegistry", "Symbolic
 # Values of more elements than this are not propagated (they would cost time, not add facts).
 VALUE_LIMIT = 64
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
 
 @dataclass(frozen=True, slots=True)
 class SymbolicValue:
@@ -193,6 +195,12 @@ class InferenceContext:
         if len(entries) > VALUE_LIMIT or (scalar and len(entries) != 1):
             return
         if all(type(e) is int for e in entries):
+            for e in entries:
+                if not _INT64_MIN <= e <= _INT64_MAX:  # type: ignore[operator]
+                    raise self.fail(
+                        f"output {index} would hold {e}, beyond the int64 range (a computed "
+                        f"dim overflows)"
+                    )
             dtype = np.int64 if elem is None else _int_dtype(elem)
             array = np.array(entries, dtype=dtype)
             self.output_values[index] = array.reshape(()) if scalar else array

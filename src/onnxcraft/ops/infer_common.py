@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
-from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "broadcast_many",
     "dim_product",
     "dim_sum",
+    "element_type_attr",
     "entries_binary",
     "entry_add",
     "entry_div",
@@ -34,6 +35,7 @@ __all__ = [
     "shape_of",
     "symbolic_product",
     "tensor",
+    "unknown_dims",
 ]
 
 _new = object.__new__
@@ -46,6 +48,29 @@ def tensor(elem: ElementType | None, shape: Shape) -> Tensor:
     _set(t, "elem_type", elem)
     _set(t, "shape", shape)
     return t
+
+
+def unknown_dims(rank: Dim) -> Shape:
+    """A shape of ``rank`` unknown dims, where ``rank`` was read from a claimed length (the
+    dim of a shape input): a rank past VALUE_LIMIT, or one not known, is left unknown rather
+    than materialized, so a hostile length of 2**62 costs nothing."""
+    if type(rank) is not int or not 0 <= rank <= VALUE_LIMIT:
+        return None
+    return (None,) * rank
+
+
+def element_type_attr(ctx: InferenceContext, name: str) -> ElementType | None:
+    """The element type an attribute (``to``, ``dtype`` ...) names; None when not given."""
+    value = ctx.attr(name)
+    if value is None:
+        return None
+    try:
+        elem = ElementType(int(value))
+    except (TypeError, ValueError):
+        elem = ElementType.UNDEFINED
+    if elem == ElementType.UNDEFINED:
+        raise ctx.fail(f"attribute {name!r} must name an ONNX element type, got {value!r}")
+    return elem
 
 
 def shape_of(t: ValueType | None) -> Shape:

@@ -236,9 +236,13 @@ def _from_typed(
             return values.view(dtype).reshape(dims)
         if elem in _SIX_BIT:
             raw = raw & 0x3F
-        data = (
-            raw.astype(np.uint32).astype(storage) if storage.kind in "ub" else raw.astype(storage)
-        )
+        if storage.kind == "f":
+            # float16 in int32_data: each entry holds the value's bits, not the value
+            data = raw.astype(np.dtype(f"u{storage.itemsize}")).view(storage)
+        elif storage.kind in "ub":
+            data = raw.astype(np.uint32).astype(storage)
+        else:
+            data = raw.astype(storage)
     elif elem == ElementType.INT64:
         data = np.asarray(tensor.int64_data, dtype=np.int64)
     elif elem in (ElementType.UINT32, ElementType.UINT64):
@@ -247,10 +251,15 @@ def _from_typed(
         data = np.asarray(tensor.float_data, dtype=np.float32)
     elif elem == ElementType.DOUBLE:
         data = np.asarray(tensor.double_data, dtype=np.float64)
-    elif elem == ElementType.COMPLEX64:
-        data = np.asarray(tensor.float_data, dtype=np.float32).view(np.complex64)
-    elif elem == ElementType.COMPLEX128:
-        data = np.asarray(tensor.double_data, dtype=np.float64).view(np.complex128)
+    elif elem in (ElementType.COMPLEX64, ElementType.COMPLEX128):
+        parts = tensor.float_data if elem == ElementType.COMPLEX64 else tensor.double_data
+        if len(parts) != 2 * count:  # real and imaginary part of each element
+            raise TensorConversionError(
+                f"{_label(tensor)}: {len(parts)} parts for shape {list(dims)} ({count} "
+                f"complex elements need {2 * count})"
+            )
+        data = np.asarray(parts, dtype=np.float32 if elem == ElementType.COMPLEX64 else np.float64)
+        data = data.view(dtype)
     else:
         raise TensorConversionError(f"{_label(tensor)}: no typed field for {elem.name}")
     if data.size != count:

@@ -17,20 +17,40 @@ _SAME_TYPE = (
     "Gelu",
     "HardSigmoid",
     "HardSwish",
-    "Hardmax",
     "LeakyRelu",
-    "LogSoftmax",
     "Mish",
     "Relu",
     "Selu",
     "Shrink",
     "Sigmoid",
-    "Softmax",
     "Softplus",
     "Softsign",
     "Swish",
     "ThresholdedRelu",
 )
+
+
+def _softmax_like(ctx: InferenceContext) -> list[ValueType | None]:
+    """Softmax, LogSoftmax, Hardmax: X's type, once ``axis`` is known to be one of X's axes
+    (a scalar has none)."""
+    x = ctx.tensor(0)
+    if x is None:
+        return [None]
+    if x.shape is not None:
+        # Before opset 13 the default axis is 1 and X is seen as 2-D from there on.
+        default = 1 if ctx.op.since_version < 13 else -1
+        axis = int(ctx.attr("axis", default))
+        rank = len(x.shape)
+        # Before opset 11 X is coerced to 2-D at axis, so only a scalar is out of range.
+        checked = ctx.op.since_version >= 11
+        if rank == 0:
+            raise ctx.fail(f"input 'input' must have rank >= 1 (axis={axis}), got a scalar")
+        if checked and not -rank <= axis < rank:
+            raise ctx.fail(
+                f"axis={axis} is out of range for input 'input' of rank {rank} "
+                f"(expected an axis in [{-rank}, {rank - 1}])"
+            )
+    return [Tensor(x.elem_type, x.shape)]
 
 
 def _prelu(ctx: InferenceContext) -> list[ValueType | None]:
@@ -64,5 +84,7 @@ def _swiglu(ctx: InferenceContext) -> list[ValueType | None]:
 def register(rules: RuleRegistry) -> None:
     for name in _SAME_TYPE:
         rules.add(name, same_type, since=ALL_VERSIONS)
+    for name in ("Softmax", "LogSoftmax", "Hardmax"):
+        rules.add(name, _softmax_like, since=ALL_VERSIONS)
     rules.add("PRelu", _prelu, since=ALL_VERSIONS)
     rules.add("SwiGLU", _swiglu, since=ALL_VERSIONS)

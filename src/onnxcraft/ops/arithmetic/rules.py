@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.arithmetic.shapes import legacy_broadcast_problem
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import (
@@ -35,6 +36,9 @@ _ENTRY_OPS: dict[str, Callable[[Dim, Dim], Dim]] = {
     "Min": entry_min,
     "Sum": entry_add,
 }
+# Exact on Python ints, where int64 kernels wrap around.
+_UNBOUNDED = frozenset(("Add", "Sub", "Mul"))
+_INT64 = ElementType.INT64
 # Operators whose opset < 7 versions broadcast B into A only (the result has A's shape).
 _LEGACY_BROADCAST = ("Add", "Sub", "Mul", "Div", "Pow")
 
@@ -51,7 +55,11 @@ def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
     elem = a.elem_type
     if elem is None and b is not None and op.op_type != "Pow":  # Pow's exponent has its own type
         elem = b.elem_type
-    if ctx.input_values and ctx.has_symbolic_input():
+    if ctx.input_values and (
+        ctx.has_symbolic_input() or (elem is _INT64 and op.op_type in _UNBOUNDED)
+    ):
+        # int64 values (dims, most likely) are computed here on Python ints: a result past
+        # int64 is an error, not the wrapped value a folding kernel would give.
         _propagate(ctx, [0, 1])
     return [tensor(elem, shape)]
 

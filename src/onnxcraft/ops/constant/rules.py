@@ -14,6 +14,7 @@ import numpy as np
 from onnxcraft.dtypes import ElementType, element_type_of
 from onnxcraft.numerics import to_float32
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.ops.infer_common import unknown_dims
 from onnxcraft.types import Dim, Tensor, ValueType
 
 __all__ = ["register"]
@@ -67,11 +68,14 @@ def _constant_of_shape(ctx: InferenceContext) -> list[ValueType | None]:
     elem = ElementType.FLOAT if value is None else element_type_of(np.asarray(value).dtype)
     if value is not None and np.asarray(value).size != 1:
         raise ctx.fail(f"value must hold one element, got {np.asarray(value).size}")
+    shape_elem = ctx.elem(0)
+    if shape_elem is not None and shape_elem != ElementType.INT64:
+        raise ctx.fail(f"input 'input' (the shape) must be int64, got {shape_elem.name.lower()}")
     dims = ctx.dims_value(0)
     if dims is None:
         length = ctx.shape(0)
         rank = length[0] if length is not None and len(length) == 1 else None
-        return [Tensor(elem, None if not isinstance(rank, int) else (None,) * rank)]
+        return [Tensor(elem, unknown_dims(rank))]
     if any(type(d) is int and d < 0 for d in dims):
         raise ctx.fail(f"shape {list(dims)} has negative dims")
     return [Tensor(elem, tuple(dims))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.ops.infer_common import element_type_attr
 from onnxcraft.ops.linalg.rules import matmul_shape
 from onnxcraft.types import Tensor, ValueType
 
@@ -15,14 +16,19 @@ def _quantize(ctx: InferenceContext) -> list[ValueType | None]:
     if ctx.has_input(2):
         elem = ctx.elem(2)
     else:
-        dtype = int(ctx.attr("output_dtype", 0) or 0)
-        elem = ElementType(dtype) if dtype else ElementType.UINT8
+        elem = _output_dtype(ctx) or ElementType.UINT8
     return [Tensor(elem, ctx.shape(0))]
 
 
 def _dequantize(ctx: InferenceContext) -> list[ValueType | None]:
-    dtype = int(ctx.attr("output_dtype", 0) or 0)
-    return [Tensor(ElementType(dtype) if dtype else ctx.elem(1), ctx.shape(0))]
+    return [Tensor(_output_dtype(ctx) or ctx.elem(1), ctx.shape(0))]
+
+
+def _output_dtype(ctx: InferenceContext) -> ElementType | None:
+    """The output_dtype attribute's element type; None when absent or 0 (unset)."""
+    if not ctx.attr("output_dtype", 0):
+        return None
+    return element_type_attr(ctx, "output_dtype")
 
 
 def _dynamic(ctx: InferenceContext) -> list[ValueType | None]:

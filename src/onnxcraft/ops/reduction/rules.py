@@ -91,6 +91,8 @@ def _topk(ctx: InferenceContext) -> list[ValueType | None]:
         return [Tensor(elem, None), Tensor(ElementType.INT64, None)]
     axis = normalize_axis(ctx, int(ctx.attr("axis", -1)), len(shape))
     if ctx.op.since_version < 10:
+        if ctx.attr("k") is None:
+            raise ctx.fail("attribute 'k' is required (before opset 10 k is an attribute)")
         k: Dim = int(ctx.attr("k"))
     else:
         values = ctx.dims_value(1)

@@ -9,14 +9,20 @@ __all__ = ["register"]
 
 
 def _recurrent(ctx: InferenceContext) -> list[ValueType | None]:
-    x, w = ctx.shape(0), ctx.shape(1)
+    x = ctx.shape(0)
     elem = ctx.elem(0)
     hidden: Dim = ctx.attr("hidden_size")
-    directions: Dim = 2 if ctx.attr("direction", "forward") == "bidirectional" else 1
+    direction = ctx.attr("direction", "forward")
+    directions: Dim = 2 if direction == "bidirectional" else 1
+    for index, arg in ((1, "W"), (2, "R"), (3, "B")):
+        given = ctx.shape(index)
+        if given and isinstance(given[0], int) and given[0] != directions:
+            raise ctx.fail(
+                f"input {arg!r} has shape {list(given)}: its first dim must be the number of "
+                f"directions, {directions} for direction={direction!r}"
+            )
     if x is None or len(x) != 3:
         return [Tensor(elem, None)] * ctx.num_outputs
-    if w is not None and len(w) == 3 and isinstance(w[0], int):
-        directions = w[0]
     layout = int(ctx.attr("layout", 0) or 0)
     steps, batch = (x[1], x[0]) if layout else (x[0], x[1])
     if layout:

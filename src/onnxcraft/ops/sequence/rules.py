@@ -5,8 +5,8 @@ from __future__ import annotations
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
-from onnxcraft.ops.infer_common import normalize_axis
-from onnxcraft.types import Optional, Sequence, Tensor, ValueType
+from onnxcraft.ops.infer_common import element_type_attr, normalize_axis
+from onnxcraft.types import Dim, Optional, Sequence, Tensor, ValueType
 
 __all__ = ["register"]
 
@@ -23,8 +23,8 @@ def _construct(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def _empty(ctx: InferenceContext) -> list[ValueType | None]:
-    dtype = ctx.attr("dtype")
-    return [Sequence(Tensor(ElementType.FLOAT if dtype is None else ElementType(int(dtype))))]
+    dtype = element_type_attr(ctx, "dtype")
+    return [Sequence(Tensor(ElementType.FLOAT if dtype is None else dtype))]
 
 
 def _at(ctx: InferenceContext) -> list[ValueType | None]:
@@ -54,12 +54,24 @@ def _split_to_sequence(ctx: InferenceContext) -> list[ValueType | None]:
     if not ctx.has_input(1) and not ctx.attr("keepdims", 1):
         return [Sequence(Tensor(elem, shape[:axis] + shape[axis + 1 :]))]
     split = ctx.int_values(1) if ctx.has_input(1) else [1]
-    size = split[0] if split is not None and len(split) == 1 and ctx.rank(1) == 0 else None
+    scalar = not ctx.has_input(1) or ctx.rank(1) == 0
     dim = shape[axis]
-    if size is not None and not (isinstance(dim, int) and dim % size == 0):
-        size = None  # the last chunk is shorter when the size does not divide the dim
-    if split is not None and len(split) > 1 and len(set(split)) == 1:
-        size = split[0]
+    if split is not None and scalar and len(split) == 1:
+        if split[0] <= 0:
+            raise ctx.fail(f"input 'split' (a chunk size) must be positive, got {split[0]}")
+        size: Dim = split[0]
+        if not (isinstance(dim, int) and dim % split[0] == 0):
+            size = None  # the last chunk is shorter when the size does not divide the dim
+    elif split is not None:
+        if any(s < 0 for s in split):
+            raise ctx.fail(f"input 'split' {split} must not hold negative lengths")
+        if isinstance(dim, int) and sum(split) != dim:
+            raise ctx.fail(
+                f"input 'split' {split} sums to {sum(split)}, not to the split axis' dim {dim}"
+            )
+        size = split[0] if split and len(set(split)) == 1 else None
+    else:
+        size = None
     return [Sequence(Tensor(elem, shape[:axis] + (size,) + shape[axis + 1 :]))]
 
 

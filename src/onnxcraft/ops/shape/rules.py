@@ -29,6 +29,7 @@ from onnxcraft.ops.infer_common import (
     normalize_axis,
     symbolic_product,
     tensor,
+    unknown_dims,
 )
 from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds, slice_indices
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
@@ -53,7 +54,7 @@ def _reshape(ctx: InferenceContext) -> list[ValueType | None]:
     if target is None:
         length = ctx.shape(1)
         rank = length[0] if length is not None and len(length) == 1 else None
-        return [Tensor(elem, None if not isinstance(rank, int) else (None,) * rank)]
+        return [Tensor(elem, unknown_dims(rank))]
     dims, unknown_at = _reshape_dims(ctx, shape, target)
     if unknown_at is not None:
         # An unknown target entry could be 0 (a copy) or any size: then -1 cannot be solved.
@@ -164,7 +165,11 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
     shapes = [ctx.shape(i) for i in range(count)]
-    elem = next((ctx.elem(i) for i in range(count) if ctx.elem(i) is not None), None)
+    elems = {e for i in range(count) if (e := ctx.elem(i)) is not None}
+    if len(elems) > 1:
+        names = sorted(e.name.lower() for e in elems)
+        raise ctx.fail(f"inputs must share one element type, got {', '.join(names)}")
+    elem = elems.pop() if elems else None
     known = [s for s in shapes if s is not None]
     if not known:
         return [Tensor(elem, None)]
@@ -464,9 +469,12 @@ def _expand(ctx: InferenceContext) -> list[ValueType | None]:
         shape = ctx.shape(0)
         if length is None or len(length) != 1 or not isinstance(length[0], int):
             return [Tensor(ctx.elem(0), None)]
-        rank = length[0] if shape is None else max(length[0], len(shape))
-        return [Tensor(ctx.elem(0), (None,) * rank)]
-    if any(type(d) is int and d < 0 for d in target):
+        if shape is None or length[0] > VALUE_LIMIT:
+            return [Tensor(ctx.elem(0), unknown_dims(length[0]))]
+        # Unknown target entries still broadcast with the input's dims: a dim other than 1
+        # survives whatever the entry is (or the model is invalid).
+        target = (None,) * length[0]
+    elif any(type(d) is int and d < 0 for d in target):
         raise ctx.fail(f"shape {list(target)} has negative dims")
     return [Tensor(ctx.elem(0), broadcast("Expand", ctx.shape(0), target, ("input", "shape")))]
 
@@ -479,7 +487,7 @@ def _tile(ctx: InferenceContext) -> list[ValueType | None]:
     if shape is None:
         count = ctx.shape(1)
         rank = count[0] if count is not None and len(count) == 1 else None
-        return [Tensor(elem, None if not isinstance(rank, int) else (None,) * rank)]
+        return [Tensor(elem, unknown_dims(rank))]
     if repeats is None:
         return [Tensor(elem, (None,) * len(shape))]
     if len(repeats) != len(shape):

@@ -13,7 +13,13 @@ import numpy as np
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
-from onnxcraft.ops.infer_common import broadcast, entry_add, entry_mul, normalize_axis
+from onnxcraft.ops.infer_common import (
+    broadcast,
+    element_type_attr,
+    entry_add,
+    entry_mul,
+    normalize_axis,
+)
 from onnxcraft.ops.tensor_ops.shapes import pads_by_axis
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
@@ -34,36 +40,43 @@ def _trilu(ctx: InferenceContext) -> list[ValueType | None]:
 
 
 def _bit_cast(ctx: InferenceContext) -> list[ValueType | None]:
-    return [Tensor(ElementType(int(ctx.attr("to"))), ctx.shape(0))]
+    return [Tensor(element_type_attr(ctx, "to"), ctx.shape(0))]
 
 
 def _eye_like(ctx: InferenceContext) -> list[ValueType | None]:
     shape = ctx.shape(0)
     if shape is not None and len(shape) != 2:
         raise ctx.fail(f"the input must be 2-D, got shape {list(shape)}")
-    dtype = ctx.attr("dtype")
-    return [Tensor(ctx.elem(0) if dtype is None else ElementType(int(dtype)), shape)]
+    dtype = element_type_attr(ctx, "dtype")
+    return [Tensor(ctx.elem(0) if dtype is None else dtype, shape)]
 
 
 def _one_hot(ctx: InferenceContext) -> list[ValueType | None]:
     shape = ctx.shape(0)
+    values = ctx.shape(2)
+    if values is not None and (len(values) != 1 or values[0] not in (2, None)):
+        raise ctx.fail(f"input 'values' must hold two elements [off, on], got shape {list(values)}")
     depth = ctx.dims_value(1)
+    size: Dim = depth[0] if depth is not None and len(depth) == 1 else None
+    if size is None and ctx.value(1) is not None:
+        size = _float_depth(ctx, ctx.value(1))
+    if type(size) is int and size < 0:
+        raise ctx.fail(f"input 'depth' must not be negative, got {size}")
     if shape is None:
         return [Tensor(ctx.elem(2), None)]
     rank = len(shape) + 1
     axis = normalize_axis(ctx, int(ctx.attr("axis", -1)), rank)
-    size: Dim = depth[0] if depth is not None and len(depth) == 1 else None
-    if size is None and ctx.value(1) is not None:
-        size = _float_depth(ctx.value(1))
     return [Tensor(ctx.elem(2), (*shape[:axis], size, *shape[axis:]))]
 
 
-def _float_depth(value: np.ndarray | None) -> Dim:
+def _float_depth(ctx: InferenceContext, value: np.ndarray | None) -> Dim:
     """A depth given as a float tensor counts as its integer part (the standard casts it)."""
     if value is None or value.size != 1 or value.dtype.kind != "f":
         return None
     depth = float(value.reshape(-1)[0])
-    return int(depth) if np.isfinite(depth) and depth >= 0 else None
+    if not np.isfinite(depth):
+        raise ctx.fail(f"input 'depth' must be a finite number, got {depth}")
+    return int(depth)
 
 
 # -- Pad ------------------------------------------------------------------------------------------
