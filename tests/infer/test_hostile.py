@@ -256,8 +256,9 @@ def test_a_claimed_huge_shape_length_allocates_nothing() -> None:
 def test_a_dim_past_int64_is_an_error_at_its_node(
     nodes: list[Any], inputs: list[Any], initializers: list[Any], op: str
 ) -> None:
-    # Not a ValueError when the proto is written, nor a wrapped-around int64 dim.
-    _refused(_model(nodes, inputs, initializers), f"({op})", "beyond the int64 range")
+    # Not a ValueError when the proto is written, nor a wrapped-around int64 dim: the node's
+    # result type refuses the dim, naming the bound.
+    _refused(_model(nodes, inputs, initializers), f"({op})", "2**63-1, got")
 
 
 def test_split_to_sequence_refuses_a_chunk_size_of_zero() -> None:
