@@ -47,3 +47,17 @@ def test_a_scalar_and_other_arrays() -> None:
     assert to_float32(as_representation(scalar)).tolist() == 1.5
     plain = np.arange(3, dtype=np.float32)
     assert as_representation(plain) is plain
+
+
+def test_arrays_of_ml_dtypes_are_taken_as_literals_and_tensors() -> None:
+    import onnxcraft as oc
+    from onnxcraft.opset.ai.onnx import v21 as op
+
+    weights = np.array([1.5, -2.0, 0.25], dtype=ml_dtypes.float8_e5m2)
+    tensor = oc.from_array(weights)
+    assert tensor.data_type == ElementType.FLOAT8E5M2
+    np.testing.assert_array_equal(to_float32(oc.to_array(tensor)), [1.5, -2.0, 0.25])
+    x = oc.arg("X", np.float32, (3,))
+    model = oc.build([x], {"Y": op.Add(x, op.Cast(weights, to=np.float32))})
+    out = oc.evaluate(model, {"X": np.ones(3, np.float32)})["Y"]
+    np.testing.assert_array_equal(out, [2.5, -1.0, 1.25])

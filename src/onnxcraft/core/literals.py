@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.core.var import INITIALIZER, Var
-from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
+from onnxcraft.dtypes import ElementType, as_representation, element_type_of, numpy_dtype
 from onnxcraft.errors import OpAttributeError, OpInputError
 from onnxcraft.types import Tensor, ValueType
 
@@ -40,7 +40,7 @@ def literal_array(op: str, arg: object, value: Any, *, role: str = "input") -> n
     with a clear error for ragged, mixed or odd input. ``role`` names the argument's kind in
     messages ("input", "attribute")."""
     if isinstance(value, np.ndarray):
-        array = value
+        array = np.asarray(as_representation(value))  # ml_dtypes: the same values, our dtype
     else:
         try:
             array = np.asarray(value)

@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, storage_dtype
+from onnxcraft.dtypes import (
+    ElementType,
+    as_representation,
+    element_type_of,
+    numpy_dtype,
+    storage_dtype,
+)
 from onnxcraft.errors import TensorConversionError
 from onnxcraft.proto.external_data import external_range, map_tensor_bytes, read_tensor_bytes
 from onnxcraft.proto.onnx_pb2 import (
@@ -272,36 +278,6 @@ def _from_typed(
 # -- numpy -> TensorProto ------------------------------------------------------------------------
 
 
-def _ml_dtypes_view(array: np.ndarray) -> tuple[np.ndarray, ElementType] | None:
-    """An ml_dtypes array (bfloat16, float8_* ...) as (bits, element type); None otherwise."""
-    name = getattr(array.dtype.type, "__name__", "")
-    aliases = {
-        "bfloat16": ElementType.BFLOAT16,
-        "float8_e4m3fn": ElementType.FLOAT8E4M3FN,
-        "float8_e4m3fnuz": ElementType.FLOAT8E4M3FNUZ,
-        "float8_e5m2": ElementType.FLOAT8E5M2,
-        "float8_e5m2fnuz": ElementType.FLOAT8E5M2FNUZ,
-        "float8_e8m0fnu": ElementType.FLOAT8E8M0,
-        "float4_e2m1fn": ElementType.FLOAT4E2M1,
-        "int4": ElementType.INT4,
-        "uint4": ElementType.UINT4,
-        "int2": ElementType.INT2,
-        "uint2": ElementType.UINT2,
-        "float6_e2m3fn": ElementType.FLOAT6E2M3,
-        "float6_e3m2fn": ElementType.FLOAT6E3M2,
-    }
-    elem = aliases.get(name)
-    if elem is None or array.dtype.kind != "V":
-        return None
-    storage = storage_dtype(elem)
-    bits = array.view(np.uint8 if array.dtype.itemsize == 1 else np.uint16)
-    if elem in _SIGNED_SMALL:
-        width = _SIGNED_SMALL[elem]
-        raw = bits.astype(np.int16) & ((1 << width) - 1)
-        bits = np.where(raw >= (1 << (width - 1)), raw - (1 << width), raw).astype(np.int8)
-    return bits.astype(storage), elem
-
-
 def _as_element_array(
     array: Any, elem_type: ElementType | int | None
 ) -> tuple[np.ndarray, ElementType]:
@@ -310,10 +286,7 @@ def _as_element_array(
         array = np.asarray(array)
         if array.dtype.kind == "U":
             array = array.astype(object)
-    converted = _ml_dtypes_view(array)
-    if converted is not None:
-        bits, elem = converted
-        return bits.view(numpy_dtype(elem)), elem
+    array = as_representation(array)  # an ml_dtypes array: the same values, our dtype
     try:
         elem = element_type_of(array.dtype) if elem_type is None else ElementType(elem_type)
     except (TypeError, ValueError) as exc:
