@@ -24,6 +24,8 @@ __all__ = [
     "ValidationError",
     "EvaluationError",
     "MissingKernelError",
+    "EvaluationLimitError",
+    "InvalidModelError",
 ]
 
 
@@ -83,3 +85,30 @@ class EvaluationError(OnnxcraftError, RuntimeError):
 
 class MissingKernelError(EvaluationError, NotImplementedError):
     """No evaluator kernel exists for an operator version."""
+
+
+class EvaluationLimitError(EvaluationError):
+    """An evaluation reached one of its limits (``oc.Limits``) or was cancelled.
+
+    ``limit`` names it (``"max_loop_iterations"``, ``"max_value_bytes"``, ``"timeout"`` or
+    ``"cancel"``), ``value`` is its setting and ``node`` the node that reached it (``"Loop node
+    'l' > Mul node"`` inside a subgraph; empty until the evaluator knows).
+    """
+
+    def __init__(self, limit: str, value: object, detail: str, node: str = "") -> None:
+        self.limit = limit
+        self.value = value
+        self.detail = detail
+        self.node = node
+        super().__init__(f"{node}: {detail}" if node else detail)
+
+    def at(self, node: str) -> EvaluationLimitError:
+        """The same error, reached inside ``node`` (the enclosing node comes first)."""
+        path = f"{node} > {self.node}" if self.node else node
+        return EvaluationLimitError(self.limit, self.value, self.detail, path)
+
+
+class InvalidModelError(ValidationError, EvaluationError):
+    """The evaluator refuses a model that breaks a rule its results depend on (an unknown
+    opset version, a value defined twice, an attribute of the wrong type, ...): the checker's
+    problems, found while preparing. Both a ValidationError and an EvaluationError."""
