@@ -272,3 +272,17 @@ def test_limits_and_cancel_of_the_wrong_kind_are_refused() -> None:
         oc.evaluate(model, feeds, limits={"timeout": 1})  # type: ignore[arg-type]
     with pytest.raises(oc.EvaluationError, match=r"cancel must be a threading\.Event"):
         oc.evaluate(model, feeds, cancel=True)
+
+
+def test_numpy_numbers_are_taken_as_limits() -> None:
+    limits = oc.Limits(max_loop_iterations=np.int64(5), timeout=np.float32(0.5))
+    assert limits.max_loop_iterations == 5 and type(limits.max_loop_iterations) is int
+    assert limits.timeout == 0.5 and type(limits.timeout) is float
+
+
+def test_a_random_tensor_larger_than_memory_is_refused_before_drawing() -> None:
+    x = oc.arg("x", np.float32, (1,))
+    huge = op.RandomNormal(shape=[2**40, 2**20])
+    model = oc.build([x], {"y": op.Add(x, op.ReduceSum(huge))})
+    with pytest.raises(oc.EvaluationLimitError, match=r"RandomNormal node.*shape \[1099511627776"):
+        oc.evaluate(model, {"x": np.zeros(1, np.float32)})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 from onnxcraft.errors import EvaluationError
 from onnxcraft.ops.run_guard import CancelToken, RunGuard
@@ -18,8 +19,9 @@ class Limits:
     - ``max_loop_iterations``: Loop and Scan iterations, summed over the whole run (nested
       loops included). Default: no limit (a Loop runs its trip count, as the standard says).
     - ``max_value_bytes``: the size of any one value an operator allocates from sizes it reads
-      in its inputs (ConstantOfShape, Expand, Tile, Range, Pad, OneHot, Resize, the stacked
-      outputs of Loop and Scan), checked before the value is allocated. Default: the machine's
+      in its inputs or attributes (ConstantOfShape, Expand, Tile, Range, Pad, OneHot, Resize,
+      Upsample, RandomNormal, RandomUniform, the stacked outputs of Loop and Scan), checked
+      before the value is allocated. Default: the machine's
       physical memory, so a value that cannot fit is refused rather than swapped or killed.
     - ``timeout``: seconds of wall time for the run. Default: none.
 
@@ -34,18 +36,21 @@ class Limits:
     timeout: float | None = None
 
     def __post_init__(self) -> None:
-        _check_count("max_loop_iterations", self.max_loop_iterations, minimum=0)
-        _check_count("max_value_bytes", self.max_value_bytes, minimum=1)
+        # Numpy numbers are taken too, stored as Python ones.
+        for name, minimum in (("max_loop_iterations", 0), ("max_value_bytes", 1)):
+            object.__setattr__(self, name, _count(name, getattr(self, name), minimum))
         timeout = self.timeout
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise EvaluationError(
-                f"Limits: timeout must be a positive number of seconds or None, got {timeout!r}"
-            )
+        if timeout is not None:
+            if (
+                isinstance(timeout, bool)
+                or not isinstance(timeout, Real)
+                or not math.isfinite(timeout)
+                or timeout <= 0
+            ):
+                raise EvaluationError(
+                    f"Limits: timeout must be a positive number of seconds or None, got {timeout!r}"
+                )
+            object.__setattr__(self, "timeout", float(timeout))
 
     def guard(self, cancel: CancelToken | None = None) -> RunGuard:
         """The guard of one run under these limits (its clock starts now)."""
@@ -57,13 +62,14 @@ class Limits:
         return RunGuard(
             max_loop_iterations=self.max_loop_iterations,
             max_value_bytes=self.max_value_bytes,
-            timeout=None if self.timeout is None else float(self.timeout),
+            timeout=self.timeout,
             cancel=cancel,
         )
 
 
-def _check_count(name: str, value: object, *, minimum: int) -> None:
+def _count(name: str, value: object, minimum: int) -> int | None:
     if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
         raise EvaluationError(f"Limits: {name} must be an int >= {minimum} or None, got {value!r}")
+    return int(value)

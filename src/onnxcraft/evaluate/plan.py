@@ -110,6 +110,7 @@ class Preparer:
         # Declared element types of the values in scope (see _declared_elems), for
         # KernelContext.input_elem_types: an empty map's value type exists only there.
         self._declared: ChainMap[str, int | None] = ChainMap()
+        self._standard_domains: dict[str, bool] = {}
 
     # -- graphs -----------------------------------------------------------------------------------
 
@@ -198,6 +199,14 @@ class Preparer:
                         last_use[name] = index
         return GraphPlan(inputs, outputs, constants, steps, free, last_use)
 
+    def _is_standard(self, domain: str) -> bool:
+        """Whether the specs know ``domain`` (asked once per domain: the registry's answer
+        walks every spec file)."""
+        known = self._standard_domains.get(domain)
+        if known is None:
+            known = self._standard_domains[domain] = specs.is_standard_domain(domain)
+        return known
+
     # -- nodes ------------------------------------------------------------------------------------
 
     def _step(
@@ -226,7 +235,7 @@ class Preparer:
                 f"{node.op_type}: no operator of that name exists in domain "
                 f"{domain or 'ai.onnx'!r} at opset {opset}"
             )
-        if place is not None and specs.is_standard_domain(domain):
+        if place is not None and self._is_standard(domain):
             check_node(op_info(domain, node.op_type, since), node, place)
         entry = self.kernels.lookup(domain, node.op_type, since)
         if entry is None:
