@@ -102,6 +102,10 @@ class EvaluationLimitError(EvaluationError):
         self.node = node
         super().__init__(f"{node}: {detail}" if node else detail)
 
+    def __reduce__(self) -> tuple[type[EvaluationLimitError], tuple[str, object, str, str]]:
+        # Its own arguments, so that it pickles (a run in a worker process, say).
+        return (type(self), (self.limit, self.value, self.detail, self.node))
+
     def at(self, node: str) -> EvaluationLimitError:
         """The same error, reached inside ``node`` (the enclosing node comes first)."""
         path = f"{node} > {self.node}" if self.node else node

@@ -7,6 +7,7 @@ with an EvaluationLimitError naming the limit, its value and the node.
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 from typing import Any
@@ -286,3 +287,15 @@ def test_a_random_tensor_larger_than_memory_is_refused_before_drawing() -> None:
     model = oc.build([x], {"y": op.Add(x, op.ReduceSum(huge))})
     with pytest.raises(oc.EvaluationLimitError, match=r"RandomNormal node.*shape \[1099511627776"):
         oc.evaluate(model, {"x": np.zeros(1, np.float32)})
+
+
+def test_a_limit_error_survives_pickling() -> None:
+    """Runs in worker processes send their errors back pickled."""
+    error, _ = stopped(runaway_loop(), limits=oc.Limits(max_loop_iterations=3))
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.limit, copy.value, copy.node, str(copy)) == (
+        error.limit,
+        error.value,
+        error.node,
+        str(error),
+    )
