@@ -28,8 +28,10 @@ from onnxcraft.errors import (
     ArgumentError,
     BuildError,
     EvaluationError,
+    EvaluationLimitError,
     ExternalDataError,
     InferenceError,
+    InvalidModelError,
     MissingKernelError,
     ModelFileError,
     OnnxcraftError,
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from onnxcraft.core.check import check
     from onnxcraft.evaluate.evaluator import Evaluator
     from onnxcraft.evaluate.kernels import register_kernel
+    from onnxcraft.evaluate.limits import Limits
     from onnxcraft.infer.model import infer_shapes
     from onnxcraft.infer.rules import register_rule
     from onnxcraft.io import load, load_ir, save
@@ -75,6 +78,7 @@ _LAZY = {
     "check": ("onnxcraft.core.check", "check"),
     "Evaluator": ("onnxcraft.evaluate.evaluator", "Evaluator"),
     "register_kernel": ("onnxcraft.evaluate.kernels", "register_kernel"),
+    "Limits": ("onnxcraft.evaluate.limits", "Limits"),
     "infer_shapes": ("onnxcraft.infer.model", "infer_shapes"),
     "register_rule": ("onnxcraft.infer.rules", "register_rule"),
     "load_opset": ("onnxcraft.codegen.user", "load_opset"),
@@ -107,15 +111,25 @@ def evaluate(
     *,
     outputs: Any = None,
     intermediates: bool = False,
+    limits: Any = None,
+    cancel: Any = None,
 ) -> dict[str, Any]:
-    """Evaluate a model (or DSL outputs) on numpy.
+    """Evaluate a model (or DSL outputs) on numpy, within ``limits`` (an ``oc.Limits``);
+    ``cancel`` (a ``threading.Event``) stops it from another thread.
 
     See :func:`onnxcraft.evaluate.evaluator.evaluate` for the arguments.
     """
     # Lazy: the evaluator loads protobuf; `import onnxcraft` stays fast without it.
     from onnxcraft.evaluate.evaluator import evaluate as run  # noqa: PLC0415
 
-    return run(model, feeds, outputs=outputs, intermediates=intermediates)
+    return run(
+        model,
+        feeds,
+        outputs=outputs,
+        intermediates=intermediates,
+        limits=limits,
+        cancel=cancel,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -157,6 +171,7 @@ __all__ = [
     "check",
     "evaluate",
     "Evaluator",
+    "Limits",
     "infer_shapes",
     "register_kernel",
     "register_rule",
@@ -179,8 +194,10 @@ __all__ = [
     "ArgumentError",
     "BuildError",
     "EvaluationError",
+    "EvaluationLimitError",
     "ExternalDataError",
     "InferenceError",
+    "InvalidModelError",
     "MissingKernelError",
     "ModelFileError",
     "OpAttributeError",

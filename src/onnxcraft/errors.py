@@ -26,6 +26,8 @@ __all__ = [
     "MissingKernelError",
     "ArgumentError",
     "SymbolicValueError",
+    "EvaluationLimitError",
+    "InvalidModelError",
 ]
 
 
@@ -97,3 +99,34 @@ class SymbolicValueError(BuildError, TypeError):
     """A Var was used as if it held a value: as a truth value (``if x:``, ``x and y``,
     ``x in a_list``) or iterated. A Var has no value while the graph is built: use ``op.If``
     or ``op.Where`` for data-dependent choices, ``op.Split`` or indexing for parts."""
+
+
+class EvaluationLimitError(EvaluationError):
+    """An evaluation reached one of its limits (``oc.Limits``) or was cancelled.
+
+    ``limit`` names it (``"max_loop_iterations"``, ``"max_value_bytes"``, ``"timeout"`` or
+    ``"cancel"``), ``value`` is its setting and ``node`` the node that reached it (``"Loop node
+    'l' > Mul node"`` inside a subgraph; empty until the evaluator knows).
+    """
+
+    def __init__(self, limit: str, value: object, detail: str, node: str = "") -> None:
+        self.limit = limit
+        self.value = value
+        self.detail = detail
+        self.node = node
+        super().__init__(f"{node}: {detail}" if node else detail)
+
+    def __reduce__(self) -> tuple[type[EvaluationLimitError], tuple[str, object, str, str]]:
+        # Its own arguments, so that it pickles (a run in a worker process, say).
+        return (type(self), (self.limit, self.value, self.detail, self.node))
+
+    def at(self, node: str) -> EvaluationLimitError:
+        """The same error, reached inside ``node`` (the enclosing node comes first)."""
+        path = f"{node} > {self.node}" if self.node else node
+        return EvaluationLimitError(self.limit, self.value, self.detail, path)
+
+
+class InvalidModelError(ValidationError, EvaluationError):
+    """The evaluator refuses a model that breaks a rule its results depend on (an unknown
+    opset version, a value defined twice, an attribute of the wrong type, ...): the checker's
+    problems, found while preparing. Both a ValidationError and an EvaluationError."""

@@ -36,6 +36,21 @@ def _custom_model() -> Any:
     return oc.build([X], {"y": y})
 
 
+def _counting_loop() -> Any:
+    v = oc.arg("v", F32, (1,))
+    (out,) = op.Loop(np.array(10, np.int64), None, v, body=lambda i, c, x: [c, op.Neg(x)])
+    return oc.build([v], {"y": out})
+
+
+def _model_defining_y_twice() -> Any:
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["x"], ["y"])]
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "xy"]
+    graph = helper.make_graph(nodes, "g", vi[:1], vi[1:])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
 @dataclass(frozen=True)
 class Misuse:
     name: str
@@ -158,6 +173,20 @@ MISUSES = [
         oc.MissingKernelError,
         lambda: oc.evaluate(_custom_model(), {"X": np.zeros((2, 4), F32)}),
         ("Foo", "domain 'my.ext'", "opset 1", "no operator of that name"),
+    ),
+    Misuse(
+        "a loop past the run's iteration limit",
+        oc.EvaluationLimitError,
+        lambda: oc.evaluate(
+            _counting_loop(), {"v": np.zeros(1, F32)}, limits=oc.Limits(max_loop_iterations=3)
+        ),
+        ("Loop node", "max_loop_iterations=3", "iteration 4"),
+    ),
+    Misuse(
+        "a model defining a value twice",
+        oc.InvalidModelError,
+        lambda: oc.evaluate(_model_defining_y_twice(), {"x": np.zeros(2, F32)}),
+        ("graph node 1 (Neg)", "[ssa]", "value 'y'", "defined more than once"),
     ),
     Misuse(
         "a value no tensor can hold",

@@ -271,10 +271,12 @@ def _batch_norm_cases(since: int) -> list[NodeCase]:
             NodeCase("BatchNormalization", inputs, 1, {}),
             NodeCase("BatchNormalization", inputs, 3, {"training_mode": 1}),
         ]
-    extra: dict[str, Any] = {"is_test": 1} if since < 7 else {}
+    # Version 1 requires consumed_inputs (a legacy in-place hint: mean and var are updated).
+    legacy: dict[str, Any] = {"consumed_inputs": [0, 0, 0, 1, 1]} if since < 6 else {}
+    extra: dict[str, Any] = {"is_test": 1, **legacy} if since < 7 else {}
     return [
         NodeCase("BatchNormalization", inputs, 1, extra),
-        NodeCase("BatchNormalization", inputs, 5, {}),
+        NodeCase("BatchNormalization", inputs, 5, legacy),
     ]
 
 

@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 
 from onnxcraft import ir, specs
+from onnxcraft.core.check.problems import node_place
 from onnxcraft.core.opinfo import op_info
 from onnxcraft.dtypes import from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, MissingKernelError
+from onnxcraft.evaluate.admission import check_call, check_node, defined_twice
 from onnxcraft.evaluate.run import run_plan, run_step
 from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.ops.kernel_api import (
@@ -29,7 +31,7 @@ from onnxcraft.ops.kernel_api import (
 )
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
-__all__ = ["GraphPlan", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
+__all__ = ["GraphPlan", "NameScope", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,28 @@ def spec_default(attr_type: str, default: Any) -> Any:
     return default
 
 
+class NameScope:
+    """The names a graph defines, then its enclosing graphs' (through ``parent``).
+
+    Each graph holds its own set; a lookup walks out through the (few) nesting levels, so
+    preparing a graph never copies the names of the graphs around it.
+    """
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, names: set[str], parent: NameScope | None) -> None:
+        self.names = names
+        self.parent = parent
+
+    def __contains__(self, name: object) -> bool:
+        scope: NameScope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return True
+            scope = scope.parent
+        return False
+
+
 class Preparer:
     """Turns IR graphs into plans for one model (its opsets and local functions)."""
 
@@ -86,14 +110,18 @@ class Preparer:
         # Declared element types of the values in scope (see _declared_elems), for
         # KernelContext.input_elem_types: an empty map's value type exists only there.
         self._declared: ChainMap[str, int | None] = ChainMap()
+        self._standard_domains: dict[str, bool] = {}
 
     # -- graphs -----------------------------------------------------------------------------------
 
-    def graph(self, graph: ir.Graph, outer: set[str]) -> GraphPlan:
+    def graph(
+        self, graph: ir.Graph, outer: NameScope | None, where: str | None = "graph"
+    ) -> GraphPlan:
+        """The plan of ``graph``; ``outer`` holds the names its enclosing graphs define and
+        ``where`` names the graph in messages, as the checker does (None: not checked)."""
         constants = {t.name: t.array() for t in graph.initializers}
         for sparse in graph.sparse_initializers:
             constants[sparse.values.name] = _densify(sparse)
-        defined = set(outer) | {i.name for i in graph.inputs} | set(constants)
         enclosing = self._declared
         self._declared = ChainMap(_declared_elems(graph), enclosing)  # inner names shadow outer
         try:
@@ -102,9 +130,9 @@ class Preparer:
                 [o.name for o in graph.outputs],
                 graph.nodes,
                 constants,
-                defined,
                 outer,
                 self.opsets,
+                where,
             )
         finally:
             self._declared = enclosing
@@ -117,25 +145,31 @@ class Preparer:
         outputs: list[str],
         nodes: list[ir.Node],
         constants: dict[str, Any],
-        defined: set[str],
-        outer: set[str],
+        outer: NameScope | None,
         opsets: dict[str, int],
+        where: str | None,
     ) -> GraphPlan:
+        """The steps of ``nodes``; ``where`` is None in function bodies, whose rules were
+        checked with the model (local functions) or are the standard's own."""
         steps: list[Step] = []
         free: list[str] = []
         free_set: set[str] = set()
         local = {i.name for i in inputs} | set(constants)
+        # What a node's subgraphs see: this graph's names so far (``local`` grows node by
+        # node; a subgraph is prepared at its node) and the enclosing graphs', not copied.
+        visible = NameScope(local, outer)
         view = PlannedGraph(steps, constants, tuple(i.name for i in inputs))
 
         def read(name: str) -> None:
             if name and name not in local and name not in free_set:
-                if name not in outer:
+                if outer is None or name not in outer:
                     raise EvaluationError(f"value {name!r} is used before it is defined")
                 free_set.add(name)
                 free.append(name)
 
-        for node in nodes:
-            step = self._step(node, defined | local, opsets, view)
+        for index, node in enumerate(nodes):
+            place = None if where is None else node_place(where, index, node)
+            step = self._step(node, visible, opsets, view, place)
             for name in step.inputs:
                 read(name)
             for attr in step.subgraph_attributes:
@@ -144,7 +178,13 @@ class Preparer:
                 for ref in refs:
                     for name in ref.plan.free_names:
                         read(name)
-            local.update(n for n in step.outputs if n)
+            for name in step.outputs:
+                if name and place is not None:
+                    if name in local:
+                        raise defined_twice(place, name, shadows=False)
+                    if outer is not None and name in outer:
+                        raise defined_twice(place, name, shadows=True)
+                local.add(name)
             steps.append(step)
         for name in outputs:
             read(name)
@@ -159,14 +199,29 @@ class Preparer:
                         last_use[name] = index
         return GraphPlan(inputs, outputs, constants, steps, free, last_use)
 
+    def _is_standard(self, domain: str) -> bool:
+        """Whether the specs know ``domain`` (asked once per domain: the registry's answer
+        walks every spec file)."""
+        known = self._standard_domains.get(domain)
+        if known is None:
+            known = self._standard_domains[domain] = specs.is_standard_domain(domain)
+        return known
+
     # -- nodes ------------------------------------------------------------------------------------
 
     def _step(
-        self, node: ir.Node, visible: set[str], opsets: dict[str, int], view: PlannedGraph
+        self,
+        node: ir.Node,
+        visible: NameScope,
+        opsets: dict[str, int],
+        view: PlannedGraph,
+        place: str | None,
     ) -> Step:
         domain = node.domain
         function = self.functions.get((domain, node.op_type))
         if function is not None:
+            if place is not None:
+                check_call(node, place, function)
             return self._function_step(node, function, visible)
         opset = opsets.get(domain)
         if opset is None:
@@ -180,6 +235,8 @@ class Preparer:
                 f"{node.op_type}: no operator of that name exists in domain "
                 f"{domain or 'ai.onnx'!r} at opset {opset}"
             )
+        if place is not None and self._is_standard(domain):
+            check_node(op_info(domain, node.op_type, since), node, place)
         entry = self.kernels.lookup(domain, node.op_type, since)
         if entry is None:
             body = self._spec_function(domain, node.op_type, since)
@@ -189,7 +246,7 @@ class Preparer:
                 f"{node.op_type} (domain {domain or 'ai.onnx'!r}, version {since}, model opset "
                 f"{opset}): the evaluator has no kernel for this operator version"
             )
-        attributes, graph_attrs = self._attributes(node, domain, since, visible)
+        attributes, graph_attrs = self._attributes(node, domain, since, visible, place)
         if entry.prepare is not None:
             # Decoded once per model, not once per run (see KernelRegistry.add's prepare=).
             attributes = {**attributes, "prepared": entry.prepare(**attributes)}
@@ -218,7 +275,7 @@ class Preparer:
         )
 
     def _attributes(
-        self, node: ir.Node, domain: str, since: int, visible: set[str]
+        self, node: ir.Node, domain: str, since: int, visible: NameScope, place: str | None
     ) -> tuple[dict[str, Any], list[str]]:
         info = op_info(domain, node.op_type, since)
         values: dict[str, Any] = {}
@@ -229,7 +286,8 @@ class Preparer:
                     f"{node.op_type}: attribute {attr.name!r} refers to function attribute "
                     f"{attr.ref!r} outside of a function body"
                 )
-            values[attr.name] = self._attribute_value(attr, visible)
+            where = None if place is None else f"{place} attribute {attr.name!r}"
+            values[attr.name] = self._attribute_value(attr, visible, where)
             if attr.type in ("GRAPH", "GRAPHS"):
                 graph_attrs.append(attr.name)
         for name, spec_attr in info.attributes.items():
@@ -237,16 +295,19 @@ class Preparer:
                 values[name] = spec_default(spec_attr.type, spec_attr.default)
         return values, graph_attrs
 
-    def _attribute_value(self, attr: ir.Attribute, visible: set[str]) -> Any:
+    def _attribute_value(self, attr: ir.Attribute, visible: NameScope, where: str | None) -> Any:
         kind, value = attr.type, attr.value
         if kind == "TENSOR":
             return value.array()
         if kind == "TENSORS":
             return [t.array() for t in value]
         if kind == "GRAPH":
-            return SubgraphRef(self.graph(value, visible))
+            return SubgraphRef(self.graph(value, visible, where))
         if kind == "GRAPHS":
-            return [SubgraphRef(self.graph(g, visible)) for g in value]
+            return [
+                SubgraphRef(self.graph(g, visible, where and f"{where}[{i}]"))
+                for i, g in enumerate(value)
+            ]
         if kind == "SPARSE_TENSOR":
             return _densify(value)
         if kind == "SPARSE_TENSORS":
@@ -262,7 +323,7 @@ class Preparer:
     def _spec_function(self, domain: str, op_type: str, since: int) -> ir.Function | None:
         return function_from_spec(domain, op_type, since)
 
-    def _function_step(self, node: ir.Node, function: ir.Function, visible: set[str]) -> Step:
+    def _function_step(self, node: ir.Node, function: ir.Function, visible: NameScope) -> Step:
         """A node run through a function body, its attribute references resolved."""
         actual = {a.name: a for a in node.attributes}
         defaults = {a.name: a for a in function.attribute_defaults}
@@ -283,9 +344,7 @@ class Preparer:
         enclosing = self._declared
         self._declared = ChainMap({v.name: _elem_type(v.type) for v in function.value_info})
         try:
-            plan = self._plan(
-                inputs, list(function.outputs), nodes, {}, set(function.inputs), set(), opsets
-            )
+            plan = self._plan(inputs, list(function.outputs), nodes, {}, None, opsets, None)
         finally:
             self._declared = enclosing
         return Step(node, None, None, list(node.inputs), list(node.outputs), {}, function_plan=plan)

@@ -1,5 +1,9 @@
 """Running a prepared graph: a loop over its steps, values held in one dict of names.
 
+Between steps the run's guard (:mod:`onnxcraft.ops.run_guard`) looks at the clock and the
+cancel token when the run has either; a limit reached anywhere is reported with the path of
+nodes that led to it.
+
 Values no later step reads are dropped as soon as they are used (unless every value is asked
 for), so intermediate arrays are freed while the graph runs. Graph attributes reach kernels as
 :class:`BoundSubgraph`: the body's plan with the enclosing values it reads.
@@ -9,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from onnxcraft.errors import EvaluationError, OnnxcraftError
+from onnxcraft.errors import EvaluationError, EvaluationLimitError, OnnxcraftError
 from onnxcraft.ops.kernel_api import GraphPlan, Step, SubgraphRef
+from onnxcraft.ops.run_guard import current_guard
 
 __all__ = ["BoundSubgraph", "run_plan", "run_step", "step_label"]
 
@@ -41,7 +46,14 @@ class BoundSubgraph:
 
 def run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[str, Any]:
     protected = set(plan.outputs)
+    guard = current_guard()
+    between_steps = guard.check if guard.per_step else None
     for index, step in enumerate(plan.steps):
+        if between_steps is not None:
+            try:
+                between_steps()
+            except EvaluationLimitError as exc:
+                raise exc.at(step_label(step)) from None
         try:
             args = [env[name] if name else None for name in step.inputs]
         except KeyError as exc:
@@ -60,6 +72,13 @@ def run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[st
 
 
 def run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:
+    try:
+        return _run_step(step, args, env)
+    except EvaluationLimitError as exc:  # say in which node (and which enclosing ones)
+        raise exc.at(step_label(step)) from None
+
+
+def _run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:
     if step.function_plan is not None:
         inner_env = dict(zip((i.name for i in step.function_plan.inputs), args))
         values = run_plan(step.function_plan, inner_env, keep_all=False)

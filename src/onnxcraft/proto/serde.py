@@ -84,14 +84,37 @@ def as_model_proto(model: Any, *, what: str = "model") -> ModelProto:
             f"{what}: expected a ModelProto (onnxcraft's or onnx's) or an onnxcraft.ir.Model, "
             f"got {type(model).__name__}"
         )
+    is_message = _refuse_other_messages(model, what)
+    data = serialize()
     result = ModelProto()
     try:
-        result.ParseFromString(serialize())
+        result.ParseFromString(data)
     except Exception as exc:  # protobuf's DecodeError and friends
         raise ProtoError(
             f"{what}: cannot read {type(model).__name__} as a ModelProto: {exc}"
         ) from exc
+    if data and not is_message and not result.HasField("graph"):
+        # Protobuf skips fields it does not know, so the bytes of another message parse as a
+        # model with nothing in it; a model has a graph (onnx's checker requires one).
+        raise ProtoError(
+            f"{what}: expected a ModelProto, got a {type(model).__name__} whose bytes hold no "
+            f"graph: it is not a model"
+        )
     return result
+
+
+def _refuse_other_messages(model: Any, what: str) -> bool:
+    """Refuse a protobuf message of another type (a GraphProto, a ValueInfoProto ...) by its
+    type name: whatever package compiled onnx.proto, a model's type is ``ModelProto``. True
+    for a ModelProto message, False for an object that is no protobuf message."""
+    descriptor = getattr(model, "DESCRIPTOR", None)
+    full_name = getattr(descriptor, "full_name", None)
+    if not isinstance(full_name, str):
+        return False
+    if full_name.rsplit(".", 1)[-1] != "ModelProto":
+        hint = " (make a model of it first)" if full_name.endswith("GraphProto") else ""
+        raise ProtoError(f"{what}: expected a ModelProto, got a message of type {full_name}{hint}")
+    return True
 
 
 # -- types ----------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.run_guard import check_allocation
 from onnxcraft.ops.versions import versions
 
 __all__ = ["register"]
@@ -44,6 +45,7 @@ def constant_of_shape(shape: Any, *, value: Any = None) -> np.ndarray:
     fill = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(-1)
     if fill.size != 1:
         fail("ConstantOfShape", f"value must hold one element, got {fill.size}")
+    check_allocation("ConstantOfShape", dims, fill.dtype)
     return np.full(dims, fill[0], dtype=fill.dtype)
 
 
@@ -54,6 +56,7 @@ def range_(start: Any, limit: Any, delta: Any, *, stash_type: int | None = None)
     if step == 0:
         fail("Range", "delta must not be 0")
     count = max(int(np.ceil((limit.reshape(-1)[0] - start.reshape(-1)[0]) / step)), 0)
+    check_allocation("Range", (count,), start.dtype)
     return np.asarray((start.reshape(-1)[0] + np.arange(count) * step).astype(start.dtype))
 
 

@@ -2,6 +2,9 @@
 
 Graph attributes arrive as :class:`~onnxcraft.ops.kernel_api.Subgraph` callables already
 bound to the enclosing scope's values, so these kernels only decide which body runs how often.
+Every iteration of Loop and Scan is counted against the run's limits (``oc.Limits``), which
+also lets a cancel token or a timeout stop a long loop, and the stacked scan outputs are
+sized before they are allocated.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import numpy as np
 from onnxcraft.dtypes import numpy_dtype
 from onnxcraft.ops.kernel_api import KernelRegistry, Subgraph
 from onnxcraft.ops.kernel_common import fail, normalize_axis
+from onnxcraft.ops.run_guard import check_allocation, count_iteration, current_guard
 from onnxcraft.types import Tensor
 
 __all__ = ["register"]
@@ -50,6 +54,8 @@ def _empty_scan_output(body: Subgraph, index: int) -> np.ndarray:
 def _stack(op: str, values: list[Any]) -> Any:
     if isinstance(values[0], list):  # a sequence output per iteration
         return values
+    first = np.asarray(values[0])
+    check_allocation(op, (len(values), *first.shape), first.dtype)
     try:
         return np.stack(values)
     except ValueError as exc:
@@ -61,8 +67,11 @@ def loop(m: Any, cond: Any, *initial: Any, body: Subgraph) -> tuple[Any, ...]:
     keep_going = True if cond is None else _truth("Loop", cond, "cond")
     carried = list(initial)
     scans: list[list[Any]] = []
+    scanned: list[int] = []  # bytes of each scan output so far: it must fit once stacked
+    budget = current_guard().max_value_bytes
     i = 0
     while keep_going and (max_trips is None or i < max_trips):
+        count_iteration("Loop")
         outputs = body(np.array(i, dtype=np.int64), np.array(keep_going), *carried)
         if len(outputs) < 1 + len(carried):
             fail(
@@ -75,8 +84,13 @@ def loop(m: Any, cond: Any, *initial: Any, body: Subgraph) -> tuple[Any, ...]:
         extra = outputs[1 + len(initial) :]
         if not scans:
             scans = [[] for _ in extra]
-        for store, value in zip(scans, extra):
-            store.append(value)
+            scanned = [0 for _ in extra]
+        for k, value in enumerate(extra):
+            scans[k].append(value)
+            scanned[k] += getattr(value, "nbytes", 0)
+            if scanned[k] > budget:  # refused now, not after the loop has filled memory
+                last = np.asarray(value)
+                check_allocation("Loop", (len(scans[k]), *last.shape), last.dtype)
         i += 1
     if i == 0:  # no iteration ran: the scan outputs are empty, shaped as the body declares
         first = 1 + len(initial)
@@ -103,6 +117,7 @@ def _scan_run(
             )
     outputs: list[list[Any]] = [[] for _ in range(num_outputs)]
     for t in range(length):
+        count_iteration("Scan")
         result = body(*states, *(s[t] for s in prepared))
         states = list(result[: len(states)])
         for store, value in zip(outputs, result[len(states) :]):
@@ -140,7 +155,7 @@ def scan(
     out_dirs = scan_output_directions or [0] * num_out
     stacked = []
     for index, (values, axis, direction) in enumerate(zip(outputs, out_axes, out_dirs)):
-        array = np.stack(values) if values else _empty_scan_output(body, num_state + index)
+        array = _stack("Scan", values) if values else _empty_scan_output(body, num_state + index)
         if direction:
             array = array[::-1]
         rank = array.ndim
@@ -172,7 +187,7 @@ def scan_8(
             body, states, scans, directions or [0] * num_scan_inputs, num_out
         )
         stacked = [
-            np.stack(o) if o else _empty_scan_output(body, num_state + k)
+            _stack("Scan", o) if o else _empty_scan_output(body, num_state + k)
             for k, o in enumerate(outputs)
         ]
         for store, value in zip(results, [*states, *stacked]):

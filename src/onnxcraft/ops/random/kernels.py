@@ -31,6 +31,7 @@ from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_str
 from onnxcraft.numerics import from_float32, to_float32
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
+from onnxcraft.ops.run_guard import check_allocation
 from onnxcraft.ops.versions import versions
 
 __all__ = ["generator", "register"]
@@ -138,6 +139,7 @@ def random_normal(
 ) -> np.ndarray:
     elem = _output_type(ctx, dtype, ElementType.FLOAT)
     dims = _shape_attribute(ctx.op_type, shape)
+    check_allocation(ctx.op_type, dims, np.float64)  # drawn in double, then cast
     return _as_type(_normal(ctx.op_type, dims, mean, scale, seed), elem)
 
 
@@ -152,6 +154,7 @@ def random_uniform(
 ) -> np.ndarray:
     elem = _output_type(ctx, dtype, ElementType.FLOAT)
     dims = _shape_attribute(ctx.op_type, shape)
+    check_allocation(ctx.op_type, dims, np.float64)  # drawn in double, then cast
     return _as_type(_uniform(ctx.op_type, dims, low, high, seed), elem)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail, normalize_axes
 from onnxcraft.ops.resize.shapes import kept_aspect_sizes, scaled_size, size_ratio
+from onnxcraft.ops.run_guard import check_allocation
 
 __all__ = ["register"]
 
@@ -175,6 +176,7 @@ def _resize(
     options: ResizeOptions,
     extrapolation_value: float,
 ) -> np.ndarray:
+    check_allocation(op, out_shape, x.dtype)
     if options.mode not in ("nearest", "linear", "cubic"):
         fail(op, f"mode must be 'nearest', 'linear' or 'cubic', got {options.mode!r}")
     if options.coordinate_mode not in COORDINATE_MODES:

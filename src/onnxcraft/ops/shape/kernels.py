@@ -8,6 +8,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import fail, normalize_axes, normalize_axis
+from onnxcraft.ops.run_guard import check_allocation
 from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds
 from onnxcraft.ops.versions import versions, versions_between
 
@@ -209,6 +210,7 @@ def expand(data: Any, shape: Any) -> np.ndarray:
         target = np.broadcast_shapes(data.shape, tuple(_ints(shape)))
     except ValueError:
         fail("Expand", f"shape {_ints(shape)} does not broadcast with {list(data.shape)}")
+    check_allocation("Expand", target, data.dtype)
     return np.array(np.broadcast_to(data, target))
 
 
@@ -217,10 +219,12 @@ def tile(data: Any, repeats: Any, axis: Any = None) -> np.ndarray:
     if axis is not None:  # Tile-1: one axis, one repeat count
         reps = [1] * data.ndim
         reps[int(np.asarray(axis).reshape(-1)[0])] = int(np.asarray(repeats).reshape(-1)[0])
+        check_allocation("Tile", (n * r for n, r in zip(data.shape, reps)), data.dtype)
         return np.tile(data, reps)
     reps = _ints(repeats)
     if len(reps) != data.ndim:
         fail("Tile", f"repeats has {len(reps)} entries for a rank-{data.ndim} input")
+    check_allocation("Tile", (n * r for n, r in zip(data.shape, reps)), data.dtype)
     return np.tile(data, reps)
 
 

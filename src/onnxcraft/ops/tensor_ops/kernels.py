@@ -13,6 +13,7 @@ import numpy as np
 from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail, normalize_axes, normalize_axis
+from onnxcraft.ops.run_guard import check_allocation
 from onnxcraft.ops.tensor_ops.shapes import pads_by_axis
 from onnxcraft.ops.versions import versions, versions_between
 
@@ -36,6 +37,7 @@ def _pad(
     )
     x = x[crop]
     widths = [(max(b, 0), max(e, 0)) for b, e in zip(before, after)]
+    check_allocation("Pad", (n + b + e for n, (b, e) in zip(x.shape, widths)), x.dtype)
     if mode == "constant":
         return np.pad(x, widths, mode="constant", constant_values=value)
     if mode == "reflect":
@@ -94,6 +96,8 @@ def one_hot(indices: Any, depth: Any, values: Any, *, axis: int = -1) -> np.ndar
     a = normalize_axis(axis, rank, op="OneHot")
     index = np.asarray(indices).astype(np.int64)
     index = np.where(index < 0, index + size, index)
+    out_shape = (*indices.shape[:a], size, *indices.shape[a:])
+    check_allocation("OneHot", out_shape, values.dtype)
     hot = np.arange(size).reshape((1,) * a + (size,) + (1,) * (rank - a - 1))
     expanded = np.expand_dims(index, a)
     return np.asarray(np.where(expanded == hot, values[1], values[0]).astype(values.dtype))
