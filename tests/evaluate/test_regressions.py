@@ -677,3 +677,13 @@ def test_split_num_outputs_agrees_with_its_rule() -> None:
     four = oc.build([x], dict(zip("abcd", v18.Split(x, axis=0, num_outputs=4))))
     with pytest.raises(EvaluationError, match="axis length 5 cannot be split into 4 outputs"):
         oc.evaluate(four, {"X": np.arange(5, dtype=np.float32)})
+
+
+def test_an_empty_kernel_table_is_used_not_replaced_by_the_default() -> None:
+    from onnxcraft.errors import MissingKernelError
+    from onnxcraft.ops.kernel_api import KernelRegistry
+
+    x = oc.arg("X", np.float32, (2,))
+    model = oc.build([x], {"Y": v18.Neg(x)})
+    with pytest.raises(MissingKernelError, match="Neg"):
+        oc.Evaluator(model, kernels=KernelRegistry())

@@ -61,3 +61,17 @@ def test_arrays_of_ml_dtypes_are_taken_as_literals_and_tensors() -> None:
     model = oc.build([x], {"Y": op.Add(x, op.Cast(weights, to=np.float32))})
     out = oc.evaluate(model, {"X": np.ones(3, np.float32)})["Y"]
     np.testing.assert_array_equal(out, [2.5, -1.0, 1.25])
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "int4"])
+def test_feeds_of_ml_dtypes_evaluate_like_onnxcrafts_own(name: str) -> None:
+    import onnxcraft as oc
+    from onnxcraft.opset.ai.onnx import v21 as op
+
+    elem = TYPES[name]
+    values = np.array([1.0, -2.0, 3.0], dtype=np.float32).astype(getattr(ml_dtypes, name))
+    x = oc.arg("X", elem, (3,))
+    model = oc.build([x], {"Y": op.Cast(x, to=np.float32), "Z": op.Identity(x)})
+    out = oc.evaluate(model, {"X": values})
+    np.testing.assert_array_equal(out["Y"], values.astype(np.float32))
+    assert out["Z"].dtype == numpy_dtype(elem)  # results come in onnxcraft's representation

@@ -12,7 +12,13 @@ import numpy as np
 
 from onnxcraft.core.build import build_ir
 from onnxcraft.core.var import Var
-from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype, type_string
+from onnxcraft.dtypes import (
+    ElementType,
+    as_representation,
+    element_type_of,
+    numpy_dtype,
+    type_string,
+)
 from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.admission import admit_model
 from onnxcraft.evaluate.kernels import default_registry
@@ -49,7 +55,7 @@ class Evaluator:
             model_ir = read_model_ir(model, what="Evaluator: model", base_dir=base_dir)
             self.model = model_ir
             functions = {(f.domain, f.name): f for f in model_ir.functions}
-            registry = kernels or default_registry()
+            registry = kernels if kernels is not None else default_registry()  # an empty table too
             admit_model(model_ir)
             self._preparer = Preparer(model_ir.opset_imports, functions, registry)
             self._plan = self._preparer.graph(model_ir.graph, None)
@@ -141,6 +147,7 @@ def _check_feed(name: str, value: Any, declared: ValueType | None) -> Any:
                     f"evaluate: input {name!r} expects a tensor, got {type(value).__name__}"
                 )
             value = np.asarray(value)
+        value = as_representation(value)  # an ml_dtypes array: the same values, our dtype
         if declared.elem_type is not None:
             try:
                 actual = element_type_of(value.dtype)
