@@ -19,8 +19,7 @@ from onnx import TensorProto, helper
 import onnxcraft as oc
 from onnxcraft import specs
 from onnxcraft.evaluate.evaluator import Evaluator
-from onnxcraft.evaluate.kernels import default_registry
-from onnxcraft.ops.kernel_api import KernelEntry, KernelRegistry
+from tests.evaluate._body_kernels import BodyInstead
 
 
 def _session(model: onnx.ModelProto) -> ort.InferenceSession:
@@ -86,23 +85,6 @@ def test_reduce_log_sum_exp_on_unsigned_does_not_wrap() -> None:
     assert oc.evaluate(model, {"x": x})["y"] == np.uint64(5)
 
 
-class _BodyOf(KernelRegistry):
-    """The default kernels less one operator version's: the evaluator runs its body."""
-
-    def __init__(self, key: tuple[str, str, int]) -> None:
-        super().__init__()
-        self._key = key
-        self._base = default_registry()
-
-    def lookup(self, domain: str, op_type: str, since_version: int) -> KernelEntry | None:
-        if (domain, op_type, since_version) == self._key:
-            return None
-        return self._base.lookup(domain, op_type, since_version)
-
-    def __len__(self) -> int:
-        return len(self._base)
-
-
 @pytest.mark.parametrize("op", ["ReduceSumSquare", "ReduceL1", "ReduceLogSum"])
 def test_a_body_runs_without_an_omitted_optional_input(op: str) -> None:
     graph = helper.make_graph(
@@ -113,5 +95,5 @@ def test_a_body_runs_without_an_omitted_optional_input(op: str) -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     x = np.asarray([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
-    by_body = Evaluator(model, kernels=_BodyOf(specs.get(op, opset=18).key)).run({"x": x})["y"]
+    by_body = Evaluator(model, kernels=BodyInstead(specs.get(op, opset=18).key)).run({"x": x})["y"]
     np.testing.assert_allclose(by_body, _session(model).run(None, {"x": x})[0], rtol=1e-6)

@@ -30,9 +30,9 @@ from onnxcraft.dtypes import element_type_of
 from onnxcraft.evaluate.evaluator import Evaluator
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.numerics import to_float32
-from onnxcraft.ops.kernel_api import KernelEntry, KernelRegistry
 from onnxcraft.specs.model import OpSpec
 from onnxcraft.testing import NodeCase, build_model, node_cases
+from tests.evaluate._body_kernels import BodyInstead
 
 # A few examples per version keep the suite fast; exploring with many more (and fresh random
 # draws) is one environment variable away, as for the operator property test.
@@ -46,24 +46,6 @@ WITH_BODIES = [spec for spec in specs.schemas() if spec.functions]
 
 def _label(spec: OpSpec) -> str:
     return f"{spec.domain or 'ai.onnx'}::{spec.name}-{spec.since_version}"
-
-
-class _BodyInstead(KernelRegistry):
-    """The default kernels, less the one of the operator version under test: the evaluator
-    then runs that version's function body."""
-
-    def __init__(self, key: tuple[str, str, int]) -> None:
-        super().__init__()
-        self._key = key
-        self._base = default_registry()
-
-    def lookup(self, domain: str, op_type: str, since_version: int) -> KernelEntry | None:
-        if (domain, op_type, since_version) == self._key:
-            return None
-        return self._base.lookup(domain, op_type, since_version)
-
-    def __len__(self) -> int:
-        return len(self._base)
 
 
 # The unit roundoff of each float type (half the distance from 1 to the next value).
@@ -131,7 +113,7 @@ def _exempt_types(spec: OpSpec) -> set[str]:
 def test_kernel_agrees_with_the_function_body(spec: OpSpec) -> None:
     exempt = _exempt_types(spec)
     body_nodes = len(_body_run(spec).nodes)
-    registry = _BodyInstead(spec.key)
+    registry = BodyInstead(spec.key)
 
     @settings(
         max_examples=EXAMPLES_PER_VERSION,
