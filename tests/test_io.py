@@ -470,3 +470,17 @@ def test_arguments_of_the_wrong_type_raise_model_file_error(tmp_path: Path) -> N
         with pytest.raises(oc.ModelFileError, match=message):
             call()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_model_holding_text_that_is_not_utf8_is_refused_at_save(tmp_path: Path) -> None:
+    # protobuf parses such a string field and fails only when it is read (found by fuzzing).
+    import onnxcraft as oc
+    from onnxcraft.opset.ai.onnx import v21 as op
+
+    x = oc.arg("X", np.float32, (2,))
+    data = oc.build([x], {"Y": op.Neg(x)}, name="QQgraph").SerializeToString()
+    model = oc.load(data.replace(b"QQgraph", b"Q\xb7graph"))  # the graph's name
+    target = tmp_path / "m.onnx"
+    with pytest.raises(oc.ModelFileError, match="not UTF-8"):
+        oc.save(model, target)
+    assert list(tmp_path.iterdir()) == []

@@ -285,6 +285,25 @@ def save(
     """
     target = _path_argument(path, "save", "path")
     _check_save_options(size_threshold, location)
+    try:
+        _save(model, target, external_data, size_threshold, location, one_file_per_tensor, fsync)
+    except UnicodeDecodeError as exc:
+        # protobuf parses a string field that is not UTF-8 and fails only when it is read.
+        raise ModelFileError(
+            f"{target}: cannot save: the model holds text that is not UTF-8 (a name or a "
+            f"string field: {exc.reason} at byte {exc.start}); nothing was written"
+        ) from exc
+
+
+def _save(
+    model: Any,
+    target: Path,
+    external_data: bool,
+    size_threshold: int,
+    location: str | None,
+    one_file_per_tensor: bool,
+    fsync: bool,
+) -> None:
     label = str(target)
     folder = target.parent if str(target.parent) else Path(".")
     _check_folder(folder, label)

@@ -687,3 +687,19 @@ def test_an_empty_kernel_table_is_used_not_replaced_by_the_default() -> None:
     model = oc.build([x], {"Y": v18.Neg(x)})
     with pytest.raises(MissingKernelError, match="Neg"):
         oc.Evaluator(model, kernels=KernelRegistry())
+
+
+def test_an_output_no_node_produced_is_an_evaluation_error() -> None:
+    # A Split naming three outputs with num_outputs=2 (found by fuzzing): the kernel gives two.
+    import onnx.helper as h
+
+    node = h.make_node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=2)
+    graph = h.make_graph(
+        [node],
+        "g",
+        [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [6])],
+        [h.make_tensor_value_info(n, onnx.TensorProto.FLOAT, None) for n in "abc"],
+    )
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
+    with pytest.raises(EvaluationError, match=r"no node produced the output\(s\) \['c'\]"):
+        oc.evaluate(model, {"x": np.arange(6, dtype=np.float32)})

@@ -91,6 +91,11 @@ class Evaluator:
             values = run_plan(self._plan, env, keep_all=intermediates)
         if intermediates:
             return values
+        missing = [name for name in wanted if name not in values]
+        if missing:
+            # A node named more outputs than its operator gave (Split with num_outputs=2 and
+            # three outputs, say): say so rather than fail on a missing key.
+            raise EvaluationError(f"evaluate: no node produced the output(s) {missing}")
         return {name: values[name] for name in wanted}
 
     def _feeds(self, feeds: Mapping[str, Any]) -> dict[str, Any]:
