@@ -244,6 +244,138 @@ def test_loop_scan_outputs_are_refused_while_they_grow() -> None:
     assert elapsed < 5
 
 
+def _broadcast_cases() -> list[tuple[str, Any, dict[str, np.ndarray], int]]:
+    """(operator, model, feeds, bytes of the output) where the output outgrows every input."""
+    column = oc.arg("a", np.float32, (100, 1))
+    row = oc.arg("b", np.float32, (1, 4))
+    feeds = {"a": np.ones((100, 1), np.float32), "b": np.ones((1, 4), np.float32)}
+    flag = oc.arg("c", np.bool_, (100, 1))
+    where_feeds = {"c": np.ones((100, 1), np.bool_), "b": feeds["b"]}
+    bits = oc.arg("a", np.uint32, (100, 1))
+    shifts = oc.arg("b", np.uint32, (1, 4))
+    bit_feeds = {"a": np.ones((100, 1), np.uint32), "b": np.ones((1, 4), np.uint32)}
+    return [
+        ("Add", _single(op.Add(column, row), [column, row]), feeds, 1600),
+        ("Pow", _single(op.Pow(column, row), [column, row]), feeds, 1600),
+        ("Sum", _single(op.Sum(column, row, column), [column, row]), feeds, 1600),
+        ("Less", _single(op.Less(column, row), [column, row]), feeds, 400),
+        ("Where", _single(op.Where(flag, np.float32(0), row), [flag, row]), where_feeds, 1600),
+        (
+            "BitShift",
+            _single(op.BitShift(bits, shifts, direction="LEFT"), [bits, shifts]),
+            bit_feeds,
+            1600,
+        ),
+        ("BitwiseAnd", _single(op.BitwiseAnd(bits, shifts), [bits, shifts]), bit_feeds, 1600),
+        ("MatMul", _single(op.MatMul(column, row), [column, row]), feeds, 1600),
+        ("Gemm", _single(op.Gemm(column, row), [column, row]), feeds, 1600),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "model", "feeds", "size"), _broadcast_cases(), ids=lambda v: str(v)[:12]
+)
+def test_broadcasting_and_products_check_the_size_before_computing(
+    name: str, model: Any, feeds: dict[str, np.ndarray], size: int
+) -> None:
+    """A (100, 1) and a (1, 4) input make a (100, 4) output: measured before it is made."""
+    assert oc.evaluate(model, feeds, limits=oc.Limits(max_value_bytes=size))["y"].shape == (100, 4)
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, limits=oc.Limits(max_value_bytes=size - 1))
+    assert f"{name} node" in str(caught.value)
+    assert "shape [100, 4]" in str(caught.value) and "nothing was allocated" in str(caught.value)
+
+
+def test_an_outer_sum_larger_than_memory_is_refused_by_default() -> None:
+    """Two vectors of 2**21 floats (8 MiB each) would broadcast to 16 TiB."""
+    column = oc.arg("a", np.float32, ("N", 1))
+    row = oc.arg("b", np.float32, (1, "M"))
+    model = _single(op.Mul(column, row), [column, row])
+    side = 2**21
+    feeds = {"a": np.ones((side, 1), np.float32), "b": np.ones((1, side), np.float32)}
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds)
+    assert caught.value.value == machine_memory()
+    assert f"shape [{side}, {side}]" in str(caught.value)
+
+
+def test_every_value_is_held_to_a_chosen_limit_after_its_step() -> None:
+    """A Concat of many inputs grows past the limit without any one allocation being checked."""
+    x = oc.arg("x", np.float32, (100,))
+    model = _single(op.Concat(x, x, x, x, axis=0), [x])
+    feeds = {"x": np.ones(100, np.float32)}
+    assert oc.evaluate(model, feeds, limits=oc.Limits(max_value_bytes=1600))["y"].shape == (400,)
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, limits=oc.Limits(max_value_bytes=1599))
+    assert caught.value.limit == "max_value_bytes"
+    assert "Concat node" in str(caught.value) and "produced a value of 1600 bytes" in str(
+        caught.value
+    )
+
+
+def _long_rnn() -> tuple[Any, dict[str, np.ndarray]]:
+    steps = 100_000
+    x = oc.arg("x", np.float32, (steps, 1, 2))
+    w = np.full((1, 3, 2), 0.1, np.float32)
+    r = np.full((1, 3, 3), 0.1, np.float32)
+    _, last = op.RNN(x, w, r, hidden_size=3)
+    return _single(last, [x]), {"x": np.ones((steps, 1, 2), np.float32)}
+
+
+def test_a_long_sequence_stops_between_time_steps() -> None:
+    """An RNN over 100,000 steps (over a second) stops at the timeout, inside its kernel.
+
+    The RNN is the model's only step: had its kernel not looked at the clock, the run would
+    have passed the check before it and finished without an error.
+    """
+    model, feeds = _long_rnn()
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, limits=oc.Limits(timeout=0.05))
+    assert caught.value.limit == "timeout" and "RNN node" in str(caught.value)
+
+
+def test_a_long_sequence_is_cancelled_from_another_thread() -> None:
+    model, feeds = _long_rnn()
+    token = threading.Event()
+    threading.Timer(0.1, token.set).start()
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, cancel=token)
+    assert caught.value.limit == "cancel" and "RNN node" in str(caught.value)
+
+
+def test_non_max_suppression_stops_between_classes() -> None:
+    """2,000 classes (over a second of work) in the model's only step stop at the timeout."""
+    classes = 2_000
+    boxes = oc.arg("boxes", np.float32, (1, 50, 4))
+    scores = oc.arg("scores", np.float32, (1, classes, 50))
+    selected = op.NonMaxSuppression(boxes, scores, np.array([50], np.int64), np.float32(0.5))
+    model = _single(selected, [boxes, scores])
+    rng = np.random.default_rng(0)
+    corners = rng.random((1, 50, 2), np.float32)
+    feeds = {
+        "boxes": np.concatenate([corners, corners + 0.1], axis=2),
+        "scores": rng.random((1, classes, 50), np.float32),
+    }
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, limits=oc.Limits(timeout=0.05))
+    assert caught.value.limit == "timeout" and "NonMaxSuppression node" in str(caught.value)
+
+
+def test_roi_align_stops_between_regions() -> None:
+    regions = 20_000
+    x = oc.arg("x", np.float32, (1, 1, 8, 8))
+    rois = oc.arg("rois", np.float32, (regions, 4))
+    pooled = op.RoiAlign(x, rois, np.zeros(regions, np.int64), output_height=2, output_width=2)
+    model = _single(pooled, [x, rois])
+    feeds = {
+        "x": np.ones((1, 1, 8, 8), np.float32),
+        "rois": np.tile(np.array([[0, 0, 4, 4]], np.float32), (regions, 1)),
+    }
+    with pytest.raises(oc.EvaluationLimitError) as caught:
+        oc.evaluate(model, feeds, limits=oc.Limits(timeout=0.05))
+    assert caught.value.limit == "timeout" and "RoiAlign node" in str(caught.value)
+
+
 # -- the API -------------------------------------------------------------------------------------
 
 

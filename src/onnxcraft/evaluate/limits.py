@@ -18,15 +18,20 @@ class Limits:
 
     - ``max_loop_iterations``: Loop and Scan iterations, summed over the whole run (nested
       loops included). Default: no limit (a Loop runs its trip count, as the standard says).
-    - ``max_value_bytes``: the size of any one value an operator allocates from sizes it reads
-      in its inputs or attributes (ConstantOfShape, Expand, Tile, Range, Pad, OneHot, Resize,
-      Upsample, RandomNormal, RandomUniform, the stacked outputs of Loop and Scan), checked
-      before the value is allocated. Default: the machine's
-      physical memory, so a value that cannot fit is refused rather than swapped or killed.
+    - ``max_value_bytes``: the size of any one value. Checked before allocating where an
+      operator's output can outgrow its inputs: sizes it reads in its inputs or attributes
+      (ConstantOfShape, Expand, Tile, Range, Pad, OneHot, Resize, Upsample, RandomNormal,
+      RandomUniform, RoiAlign, MaxRoiPool, the stacked outputs of Loop and Scan), broadcasting
+      (the elementwise arithmetic, comparison, bitwise and logical operators, Where) and
+      matrix products (MatMul, Gemm, MatMulInteger, QLinearMatMul). A limit you set is also
+      held against every value after its step. Default: the machine's physical memory, so a
+      value that cannot fit is refused rather than swapped or killed.
     - ``timeout``: seconds of wall time for the run. Default: none.
 
-    Limits are checked between steps, between loop iterations and before those allocations,
-    never inside one kernel's computation: a single long operator finishes its step first.
+    Limits are checked between steps, between loop iterations, before those allocations and
+    between the rounds of kernels that loop on their own (the time steps of RNN, GRU and LSTM,
+    the classes of NonMaxSuppression, the regions of RoiAlign and MaxRoiPool); one numpy call
+    (a single large MatMul, say) is not interrupted.
     Reaching one raises :class:`~onnxcraft.errors.EvaluationLimitError` naming the limit, its
     value and the node.
     """

@@ -15,7 +15,7 @@ from typing import Any
 
 from onnxcraft.errors import EvaluationError, EvaluationLimitError, OnnxcraftError
 from onnxcraft.ops.kernel_api import GraphPlan, Step, SubgraphRef
-from onnxcraft.ops.run_guard import current_guard
+from onnxcraft.ops.run_guard import RunGuard, current_guard
 
 __all__ = ["BoundSubgraph", "run_plan", "run_step", "step_label"]
 
@@ -61,6 +61,8 @@ def run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[st
                 f"{step_label(step)}: input {exc.args[0]!r} has no value"
             ) from None
         results = run_step(step, args, env)
+        if guard.values_limited:
+            _check_sizes(guard, step, results)
         for name, value in zip(step.outputs, results):
             if name:
                 env[name] = value
@@ -69,6 +71,16 @@ def run_plan(plan: GraphPlan, env: dict[str, Any], *, keep_all: bool) -> dict[st
                 if name and plan.last_use.get(name) == index and name not in protected:
                     env.pop(name, None)
     return env
+
+
+def _check_sizes(guard: RunGuard, step: Step, results: tuple[Any, ...]) -> None:
+    # Values whose size follows from shapes the kernel already checked before allocating;
+    # this catches the rest (a Concat of many inputs, a Gather of many indices ...).
+    try:
+        for value in results:
+            guard.produced(step.node.op_type, value)
+    except EvaluationLimitError as exc:
+        raise exc.at(step_label(step)) from None
 
 
 def run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:

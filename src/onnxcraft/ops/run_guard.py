@@ -2,9 +2,11 @@
 
 The evaluator makes a :class:`RunGuard` for each run (``oc.Limits`` and a cancel token) and
 makes it current (:func:`guarded`); kernels that loop call :func:`count_iteration` once per
-iteration, and kernels that allocate an output whose size comes from input values call
-:func:`check_allocation` before allocating. Outside a run (a kernel called directly) the
-default guard applies: no iteration or time limit, one value at most the machine's memory.
+iteration (Loop, Scan) or :func:`ticker` once per round of a long loop of their own (an RNN's
+time steps, NonMaxSuppression's classes), and kernels that allocate an output whose size
+comes from input values call :func:`check_allocation` (or :func:`check_broadcast`,
+:func:`check_matmul`) before allocating. Outside a run (a kernel called directly) the default
+guard applies: no iteration or time limit, one value at most the machine's memory.
 
 Checks are per step, per loop iteration and per allocation, never per element, so a run
 with no limits costs a few attribute reads more.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
@@ -27,10 +29,13 @@ __all__ = [
     "CancelToken",
     "RunGuard",
     "check_allocation",
+    "check_broadcast",
+    "check_matmul",
     "count_iteration",
     "current_guard",
     "guarded",
     "machine_memory",
+    "ticker",
 ]
 
 # Where the machine cannot say how much memory it has (no sysconf: Windows): 1 TiB, more than
@@ -63,6 +68,7 @@ class RunGuard:
         "max_value_bytes",
         "per_step",
         "timeout",
+        "values_limited",
     )
 
     def __init__(
@@ -75,6 +81,9 @@ class RunGuard:
     ) -> None:
         self.max_loop_iterations = max_loop_iterations
         self.max_value_bytes = machine_memory() if max_value_bytes is None else max_value_bytes
+        # A limit the user chose is also held against every value a step returns; the default
+        # (the machine's memory) needs no such check: no larger value can have been made.
+        self.values_limited = max_value_bytes is not None
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.cancel = cancel
@@ -92,6 +101,11 @@ class RunGuard:
                 self.timeout,
                 f"evaluation limit timeout={self.timeout} s reached",
             )
+
+    def tick(self) -> None:
+        """One round of a long loop inside a kernel: stop there when cancelled or out of time."""
+        if self.per_step:
+            self.check()
 
     def iteration(self, op: str) -> None:
         self.iterations += 1
@@ -120,6 +134,27 @@ class RunGuard:
                 f"allocate a value of shape {dims} and type {np.dtype(dtype)} ({size} bytes); "
                 f"nothing was allocated",
             )
+
+    def produced(self, op: str, value: Any) -> None:
+        """After a step: refuse a value over a user's ``max_value_bytes`` (sequences summed)."""
+        size = _value_bytes(value)
+        if size > self.max_value_bytes:
+            raise EvaluationLimitError(
+                "max_value_bytes",
+                self.max_value_bytes,
+                f"evaluation limit max_value_bytes={self.max_value_bytes} reached: {op} "
+                f"produced a value of {size} bytes",
+            )
+
+
+def _value_bytes(value: Any) -> int:
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, (list, tuple)):
+        return sum(_value_bytes(item) for item in value)
+    if isinstance(value, dict):
+        return sum(_value_bytes(np.asarray(v)) for v in value.values()) + len(value) * 8
+    return 0
 
 
 _current: ContextVar[RunGuard | None] = ContextVar("onnxcraft_run_guard", default=None)
@@ -153,3 +188,46 @@ def count_iteration(op: str) -> None:
 def check_allocation(op: str, shape: Iterable[int], dtype: Any) -> None:
     """Refuse, before allocating it, an output of ``op`` larger than one value may be."""
     current_guard().allocation(op, shape, dtype)
+
+
+def ticker() -> Callable[[], None]:
+    """What a kernel with a long loop of its own calls once per round (time step, class ...)."""
+    return current_guard().tick
+
+
+def check_broadcast(op: str, *arrays: np.ndarray, dtype: Any = None) -> None:
+    """Refuse, before computing it, an elementwise result that broadcasting makes too large.
+
+    Inputs of one shape cannot grow; only shapes that differ are broadcast and measured. A
+    mismatch is left to the kernel, which reports it in the operator's own words.
+    """
+    first = arrays[0].shape
+    if all(a.shape == first for a in arrays):
+        return
+    # Each output axis is the largest of the inputs', so the output holds at most the
+    # product of the inputs' sizes: when even that fits (a bias added to a batch), no more
+    # work is needed. 16 bytes is the widest element.
+    bound = 16
+    for array in arrays:
+        bound *= max(array.size, 1)
+    if bound <= current_guard().max_value_bytes:
+        return
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        return
+    check_allocation(op, shape, np.result_type(*arrays) if dtype is None else dtype)
+
+
+def check_matmul(op: str, a: np.ndarray, b: np.ndarray, dtype: Any = None) -> None:
+    """Refuse, before multiplying, a (batched) matrix product too large to hold."""
+    if a.ndim == 0 or b.ndim == 0:
+        return
+    rows = a.shape[-2:-1] if a.ndim >= 2 else ()
+    columns = b.shape[-1:] if b.ndim >= 2 else ()
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return
+    result_type = np.result_type(a, b) if dtype is None else dtype
+    check_allocation(op, (*batch, *rows, *columns), result_type)

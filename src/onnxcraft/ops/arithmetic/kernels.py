@@ -20,6 +20,7 @@ from onnxcraft.ops.arithmetic.shapes import (
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
 from onnxcraft.ops.lowp import as_float, encode_like
+from onnxcraft.ops.run_guard import check_broadcast
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register", "legacy_broadcast"]
@@ -70,6 +71,7 @@ def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Ca
         a: Any, b: Any, *, broadcast: int = 0, axis: int | None = None, consumed_inputs: Any = None
     ) -> np.ndarray:
         a, b = np.asarray(a), np.asarray(b)
+        check_broadcast(name, a, b)
         with np.errstate(all="ignore"):
             return np.asarray(fn(a, b)).astype(np.result_type(a, b), copy=False)
 
@@ -92,6 +94,7 @@ _divide = _binary(_div, "Div")
 
 def pow_(base: Any, exponent: Any) -> np.ndarray:
     base, exponent = np.asarray(base), np.asarray(exponent)
+    check_broadcast("Pow", base, exponent, dtype=base.dtype)
     # Z has X's type whatever Y's is: decode both, encode the result like X (not like the
     # first low-precision input, as compute_in_float32 would).
     return encode_like(_pow(as_float(base), as_float(exponent)), base)
@@ -106,6 +109,7 @@ def pow_1(base: Any, exponent: Any, *, broadcast: int = 0, axis: int | None = No
 @compute_in_float32
 def mod(a: Any, b: Any, *, fmod: int = 0) -> np.ndarray:
     a, b = np.asarray(a), np.asarray(b)
+    check_broadcast("Mod", a, b, dtype=a.dtype)
     # fmod=0 on floats (allowed from Mod-28) is Python's modulo: the sign of the divisor.
     with np.errstate(all="ignore"):
         result = np.fmod(a, b) if fmod else np.mod(a, b)
@@ -118,6 +122,7 @@ def _variadic(fn: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
         if not inputs:
             fail(name, "needs at least one input")
         arrays = [np.asarray(x) for x in inputs]
+        check_broadcast(name, *arrays, dtype=arrays[0].dtype)
         with np.errstate(all="ignore"):
             result = arrays[0]
             for other in arrays[1:]:

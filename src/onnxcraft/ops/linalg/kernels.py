@@ -8,6 +8,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.run_guard import check_matmul
 from onnxcraft.ops.versions import versions
 
 __all__ = ["register"]
@@ -18,6 +19,7 @@ def matmul(a: Any, b: Any) -> np.ndarray:
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         fail("MatMul", "inputs must have rank >= 1")
+    check_matmul("MatMul", a, b)
     try:
         result = np.matmul(a, b)
     except ValueError as exc:
@@ -45,6 +47,7 @@ def gemm(
     if a.shape[1] != b.shape[0]:
         fail("Gemm", f"inner dimensions differ: A[..., {a.shape[1]}] vs B[{b.shape[0]}, ...]")
     dtype = a.dtype
+    check_matmul("Gemm", a, b, dtype)
     result = np.matmul(a, b)
     if alpha != 1.0:
         result = result * np.asarray(alpha, dtype=dtype if dtype.kind == "f" else np.float64)

@@ -11,6 +11,7 @@ from onnxcraft.numerics import to_float32
 from onnxcraft.ops.arithmetic.kernels import legacy_broadcast
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp
+from onnxcraft.ops.run_guard import check_broadcast
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register"]
@@ -25,7 +26,9 @@ def _decoded(x: Any) -> np.ndarray:
 
 def _compare(fn: Callable[[Any, Any], Any], name: str) -> Callable[..., Any]:
     def kernel(a: Any, b: Any) -> np.ndarray:
-        return np.asarray(fn(_decoded(a), _decoded(b)), dtype=bool)
+        a, b = _decoded(a), _decoded(b)
+        check_broadcast(name, a, b, dtype=bool)
+        return np.asarray(fn(a, b), dtype=bool)
 
     def legacy(a: Any, b: Any, *, broadcast: int = 0, axis: int | None = None) -> np.ndarray:
         a, b = _decoded(a), _decoded(b)
@@ -47,6 +50,7 @@ def _bitwise_not(x: Any) -> np.ndarray:
 
 def bit_shift(x: Any, y: Any, *, direction: str) -> np.ndarray:
     x, y = np.asarray(x), np.asarray(y)
+    check_broadcast("BitShift", x, y, dtype=x.dtype)
     bits = x.dtype.itemsize * 8
     y = y.astype(x.dtype)
     overflow = y >= bits  # numpy leaves shifts by >= the width undefined; ONNX gives 0
@@ -63,9 +67,10 @@ def bit_shift(x: Any, y: Any, *, direction: str) -> np.ndarray:
     return np.where(overflow, np.asarray(fill).astype(x.dtype), result).astype(x.dtype)
 
 
-def _bitwise(fn: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+def _bitwise(fn: Callable[[Any, Any], Any], name: str) -> Callable[..., Any]:
     def kernel(a: Any, b: Any) -> np.ndarray:
         a, b = np.asarray(a), np.asarray(b)
+        check_broadcast(name, a, b)
         return np.asarray(fn(a, b)).astype(np.result_type(a, b), copy=False)
 
     return kernel
@@ -86,8 +91,9 @@ def is_inf(x: Any, *, detect_negative: int = 1, detect_positive: int = 1) -> np.
 
 
 def where(condition: Any, x: Any, y: Any) -> np.ndarray:
-    x, y = np.asarray(x), np.asarray(y)
-    return np.asarray(np.where(np.asarray(condition, dtype=bool), x, y)).astype(x.dtype, copy=False)
+    x, y, condition = np.asarray(x), np.asarray(y), np.asarray(condition, dtype=bool)
+    check_broadcast("Where", condition, x, y, dtype=x.dtype)
+    return np.asarray(np.where(condition, x, y)).astype(x.dtype, copy=False)
 
 
 def _equal(a: Any, b: Any) -> Any:
@@ -112,9 +118,9 @@ def register(kernels: KernelRegistry) -> None:
         kernels.add(name, kernel, since=versions_between(name, 7))
     kernels.add("Not", _not, since=versions("Not"))
     kernels.add("BitwiseNot", _bitwise_not, since=versions("BitwiseNot"))
-    kernels.add("BitwiseAnd", _bitwise(np.bitwise_and), since=versions("BitwiseAnd"))
-    kernels.add("BitwiseOr", _bitwise(np.bitwise_or), since=versions("BitwiseOr"))
-    kernels.add("BitwiseXor", _bitwise(np.bitwise_xor), since=versions("BitwiseXor"))
+    kernels.add("BitwiseAnd", _bitwise(np.bitwise_and, "BitwiseAnd"), since=versions("BitwiseAnd"))
+    kernels.add("BitwiseOr", _bitwise(np.bitwise_or, "BitwiseOr"), since=versions("BitwiseOr"))
+    kernels.add("BitwiseXor", _bitwise(np.bitwise_xor, "BitwiseXor"), since=versions("BitwiseXor"))
     kernels.add("BitShift", bit_shift, since=versions("BitShift"))
     kernels.add("IsNaN", is_nan, since=versions("IsNaN"))
     kernels.add("IsInf", is_inf, since=versions("IsInf"))

@@ -6,6 +6,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail
+from onnxcraft.ops.run_guard import ticker
 
 __all__ = ["register"]
 
@@ -96,8 +97,10 @@ def non_max_suppression(
     corners = _corners(boxes, center_point_box)
     triples: list[tuple[int, int, int]] = []
     if limit > 0:
+        tick = ticker()  # many classes stop between classes when cancelled or out of time
         for b in range(scores.shape[0]):
             for c in range(scores.shape[1]):
+                tick()
                 chosen = _select(corners[b], scores[b, c].astype(np.float64), limit, iou, threshold)
                 triples.extend((b, c, i) for i in chosen)
     return np.array(triples, np.int64).reshape(-1, 3)

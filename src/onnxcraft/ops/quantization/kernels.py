@@ -16,6 +16,7 @@ from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
 from onnxcraft.numerics import from_float32, to_float32
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import fail, is_lowp, normalize_axis
+from onnxcraft.ops.run_guard import check_matmul
 from onnxcraft.ops.versions import versions
 
 __all__ = ["register"]
@@ -174,6 +175,7 @@ def mat_mul_integer(
 ) -> np.ndarray:
     a_centered = _centered(a, a_zero_point, True, "a_zero_point")
     b_centered = _centered(b, b_zero_point, False, "b_zero_point")
+    check_matmul("MatMulInteger", a_centered, b_centered, np.int64)
     return np.asarray(np.matmul(a_centered, b_centered).astype(np.int32))
 
 
@@ -197,6 +199,7 @@ def qlinear_mat_mul(
     b_scale_v = _values(np.asarray(b_scale)).astype(np.float64)
     if a_scale_v.ndim == 1 and a_scale_v.size > 1:
         a_scale_v = a_scale_v.reshape(-1, 1)
+    check_matmul("QLinearMatMul", a_values, b_values)
     product = np.matmul(a_values * a_scale_v, b_values * b_scale_v)
     y_zero = np.asarray(y_zero_point)
     return quantize_linear(product, np.asarray(y_scale).astype(np.float64), y_zero, axis=-1)

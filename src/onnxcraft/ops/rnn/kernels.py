@@ -15,6 +15,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.run_guard import ticker
 from onnxcraft.ops.versions import versions
 
 __all__ = ["register"]
@@ -107,6 +108,7 @@ def _run(
     y = np.zeros((steps, directions, batch, hidden), x.dtype)
     y_h = np.zeros((directions, batch, hidden), x.dtype)
     y_c = np.zeros((directions, batch, hidden), x.dtype)
+    tick = ticker()  # a long sequence stops between time steps when cancelled or out of time
     for d in range(directions):
         reverse = direction == "reverse" or d == 1
         wb = np.zeros(gates * hidden, x.dtype) if b is None else b[d, : gates * hidden]
@@ -116,6 +118,7 @@ def _run(
         c = np.zeros((batch, hidden), x.dtype) if c0 is None else c0[d].copy()
         acts = activations[d]
         for s in range(steps):
+            tick()
             active = s < lens  # batch entries still running at this step
             # Reverse direction reads each sequence backwards from its own last valid step.
             t = np.where(reverse, lens - 1 - s, s) if reverse else np.full(batch, s)

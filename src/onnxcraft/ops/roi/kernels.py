@@ -13,6 +13,7 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.run_guard import check_allocation, ticker
 
 __all__ = ["register"]
 
@@ -66,9 +67,12 @@ def _roi_align(
     if np.any((batch_indices < 0) | (batch_indices >= n)):
         fail(op, f"batch_indices must lie in [0, {n}), got {batch_indices.tolist()}")
     ct: Any = np.float64 if x.dtype == np.float64 else np.float32
+    check_allocation(op, (rois.shape[0], c, output_height, output_width), ct)
     out = np.zeros((rois.shape[0], c, output_height, output_width), ct)
     offset = 0.5 if half_pixel else 0.0
+    tick = ticker()  # many regions stop between regions when cancelled or out of time
     for r, (box, b) in enumerate(zip(rois.astype(np.float64), batch_indices, strict=True)):
+        tick()
         x1, y1, x2, y2 = (float(v) * spatial_scale - offset for v in box)
         roi_w, roi_h = x2 - x1, y2 - y1
         if not half_pixel:  # the legacy mode forces regions to be at least one pixel
@@ -78,6 +82,8 @@ def _roi_align(
         grid_w = sampling_ratio if sampling_ratio > 0 else int(np.ceil(roi_w / output_width))
         if grid_h <= 0 or grid_w <= 0:
             continue
+        # A huge region with an adaptive sampling ratio asks for that many samples a bin.
+        check_allocation(op, (c, output_height, grid_h, output_width, grid_w), ct)
         ylo, yhi, wylo, wyhi, _ = _sample_axis(y1, bin_h, output_height, grid_h, height)
         xlo, xhi, wxlo, wxhi, _ = _sample_axis(x1, bin_w, output_width, grid_w, width)
         image = x[int(b)].astype(ct)
@@ -206,8 +212,11 @@ def max_roi_pool(
         fail(op, f"pooled_shape must be two positive ints, got {pooled_shape}")
     ph, pw = (int(v) for v in pooled_shape)
     n, c, height, width = x.shape
+    check_allocation(op, (rois.shape[0], c, ph, pw), x.dtype)
     out = np.zeros((rois.shape[0], c, ph, pw), x.dtype)
+    tick = ticker()
     for r, roi in enumerate(rois.astype(np.float64)):
+        tick()
         b = int(roi[0])
         if not 0 <= b < n:
             fail(op, f"roi {r} names batch {b}, outside [0, {n})")
