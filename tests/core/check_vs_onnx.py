@@ -1,4 +1,4 @@
-"""``oc.check`` against onnx's full checker on corrupted node-test models.
+"""``oc.check(full_check=True)`` against onnx's full checker on corrupted node-test models.
 
 Run as a script to print the comparison table (corruption kind x models: how many each checker
 rejects, both, only onnx, only onnxcraft)::
@@ -55,13 +55,6 @@ class Verdict:
     onnx_error: str  # "" when onnx accepts
     ours_error: str  # "" when onnxcraft's check accepts
     crashed: bool = False  # onnxcraft raised something else than ValidationError
-    # onnx rejects only in the shape inference of its full check: what onnxcraft's strict
-    # inference (``oc.infer_shapes(strict=True)``) says of the model ("" when it accepts)
-    ours_inference_error: str = ""
-
-    @property
-    def onnx_inference_only(self) -> bool:
-        return self.onnx_error.startswith("InferenceError")
 
 
 @dataclass
@@ -72,7 +65,6 @@ class Row:
     both: int = 0
     only_onnx: int = 0
     only_ours: int = 0
-    only_onnx_inference: int = 0  # of only_onnx: onnx's inference rejects, and ours
     examples: list[Verdict] = field(default_factory=list)
 
 
@@ -97,9 +89,9 @@ def _onnx_error(model: onnx.ModelProto, full: bool = True) -> str:
     return ""
 
 
-def _ours_error(model: onnx.ModelProto) -> tuple[str, bool]:
+def _ours_error(model: onnx.ModelProto, full: bool = True) -> tuple[str, bool]:
     try:
-        oc.check(model)
+        oc.check(model, full_check=full)
     except oc.ValidationError as exc:
         return str(exc) or "ValidationError", False
     except Exception as exc:  # a crash: reported, never counted as a clean refusal
@@ -118,22 +110,9 @@ def verdicts(cases: Iterable[str], kinds: Iterable[str]) -> Iterable[Verdict]:
                 model = CORRUPTIONS[kind](original)
             if model is None:
                 continue
-            ours, crashed = _ours_error(model)
             full = case not in ONNX_ABORTS.get(kind, ())
-            verdict = Verdict(kind, case, _onnx_error(model, full), ours, crashed)
-            if verdict.onnx_inference_only and not ours:
-                verdict.ours_inference_error = _ours_inference_error(model)
-            yield verdict
-
-
-def _ours_inference_error(model: onnx.ModelProto) -> str:
-    try:
-        oc.infer_shapes(model, strict=True)
-    except oc.OnnxcraftError as exc:
-        return f"{type(exc).__name__}: {exc}"
-    except Exception as exc:  # a crash, reported as such
-        return f"crash {type(exc).__name__}: {exc}"
-    return ""
+            ours, crashed = _ours_error(model, full)
+            yield Verdict(kind, case, _onnx_error(model, full), ours, crashed)
 
 
 def table(results: Iterable[Verdict]) -> dict[str, Row]:
@@ -147,7 +126,6 @@ def table(results: Iterable[Verdict]) -> dict[str, Row]:
         row.both += onnx_rejects and ours_rejects
         row.only_onnx += onnx_rejects and not ours_rejects
         row.only_ours += ours_rejects and not onnx_rejects
-        row.only_onnx_inference += bool(verdict.ours_inference_error)
         if onnx_rejects != ours_rejects or verdict.crashed:
             row.examples.append(verdict)
     return rows
@@ -155,8 +133,8 @@ def table(results: Iterable[Verdict]) -> dict[str, Row]:
 
 def render(rows: dict[str, Row]) -> str:
     header = ("corruption", "models", "onnx rejects", "onnxcraft rejects", "both", "only onnx",
-              "only onnx, oc.infer_shapes(strict) rejects", "only onnxcraft")  # fmt: skip
-    fields = ("models", "onnx", "ours", "both", "only_onnx", "only_onnx_inference", "only_ours")
+              "only onnxcraft")  # fmt: skip
+    fields = ("models", "onnx", "ours", "both", "only_onnx", "only_ours")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     total = Row()
     for kind, row in rows.items():
@@ -194,8 +172,6 @@ def main() -> None:
             print(f"\n{kind} {verdict.case} crashed={verdict.crashed}")
             print("  onnx:", verdict.onnx_error[:300].replace("\n", " "))
             print("  ours:", verdict.ours_error[:300].replace("\n", " "))
-            if verdict.ours_inference_error:
-                print("  ours (infer):", verdict.ours_inference_error[:300].replace("\n", " "))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ expression needs both: every operator call infers its output types, and the Pyth
 on Var (``x + y``) call the generated functions of the default opset. ``core`` imports neither;
 it declares a :class:`Hook` for each, and the layer that implements it fills the hook when it
 is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.opset._modules``
-fills :data:`opset_module`). ``import onnxcraft`` imports both, so for users the hooks are
+fills :data:`opset_module`, ``onnxcraft.infer`` fills :data:`check_types` for ``oc.check``'s
+full check). ``import onnxcraft`` imports both, so for users the hooks are
 always filled; using an empty one is an :class:`~onnxcraft.errors.OnnxcraftError` naming the
 module that fills it.
 """
@@ -18,9 +19,18 @@ from typing import Any, Generic, TypeVar
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.ir import Model
 from onnxcraft.types import ValueType
 
-__all__ = ["Hook", "InferTypes", "OpsetModule", "infer_types", "opset_module"]
+__all__ = [
+    "CheckTypes",
+    "Hook",
+    "InferTypes",
+    "OpsetModule",
+    "check_types",
+    "infer_types",
+    "opset_module",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,3 +82,8 @@ OpsetModule = Callable[[str, int], ModuleType]
 
 infer_types: Hook[InferTypes] = Hook("type inference", "onnxcraft.infer.engine")
 opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._modules")
+
+# model -> the problems strict type inference finds in it ("where: [inference] what")
+CheckTypes = Callable[[Model], list[str]]
+
+check_types: Hook[CheckTypes] = Hook("strict type inference", "onnxcraft.infer")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from onnxcraft import ir
+from onnxcraft.core import hooks
 from onnxcraft.infer import engine as _engine
 
 
@@ -20,4 +22,12 @@ def _infer_through_body(*args: Any) -> Any:
     return infer_through_body(*args)
 
 
+def _type_problems(model: ir.Model) -> list[str]:
+    # Lazy, as above: oc.check loads the graph walker only for a full check.
+    from onnxcraft.infer.strict import type_problems  # noqa: PLC0415
+
+    return type_problems(model)
+
+
 _engine.set_body_inference(_infer_through_body)
+hooks.check_types.fill(_type_problems)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from onnxcraft.core import hooks
 from onnxcraft.core.check.functions import FunctionChecker
 from onnxcraft.core.check.graphs import GraphChecker
 from onnxcraft.core.check.problems import Problems
@@ -32,13 +33,21 @@ from onnxcraft.ir import Model
 __all__ = ["RULES", "check", "check_ir"]
 
 
-def check(model: Any) -> None:
+def check(model: Any, *, full_check: bool = False) -> None:
     """Raise ValidationError listing every problem of ``model``: a ModelProto (onnxcraft's or
-    onnx's), an IR model, its bytes or the path of its file."""
+    onnx's), an IR model, its bytes or the path of its file.
+
+    ``full_check=True`` also runs strict type inference on a model that passes the rules (as
+    onnx's ``check_model(full_check=True)`` runs its shape inference): a node whose inputs do
+    not fit it, or an inferred type that contradicts a declared one, is a problem too.
+    """
     # Lazy: check_ir works on the IR alone; reading any other model loads protobuf.
     from onnxcraft.io import model_ir  # noqa: PLC0415
 
-    found = check_ir(model_ir(model, what="check: model"))
+    ir_model = model_ir(model, what="check: model")
+    found = check_ir(ir_model)
+    if not found and full_check:
+        found = hooks.check_types.get()(ir_model)
     if found:
         raise ValidationError(found)
 

@@ -204,6 +204,13 @@ def flatten(data: Any, *, axis: int = 1) -> np.ndarray:
     return np.asarray(data.reshape(rows, cols))
 
 
+def flatten_1(data: Any, *, axis: int = 1) -> np.ndarray:
+    """Flatten-1 and -9: axis in [0, rank]; negative axes came with version 11."""
+    if axis < 0:
+        fail("Flatten", f"axis={axis} is negative; Flatten before version 11 takes [0, rank]")
+    return flatten(data, axis=axis)
+
+
 def expand(data: Any, shape: Any) -> np.ndarray:
     data = np.asarray(data)
     try:
@@ -247,7 +254,8 @@ def register(kernels: KernelRegistry) -> None:
     kernels.add("Unsqueeze", unsqueeze, since=versions_between("Unsqueeze", 13))
     kernels.add("Shape", shape, since=versions("Shape"))
     kernels.add("Size", size, since=versions("Size"))
-    kernels.add("Flatten", flatten, since=versions("Flatten"))
+    kernels.add("Flatten", flatten_1, since=versions_between("Flatten", 1, 10))
+    kernels.add("Flatten", flatten, since=versions_between("Flatten", 11))
     kernels.add("Expand", expand, since=versions("Expand"))
     kernels.add("Tile", tile, since=versions("Tile"))
     kernels.add("Identity", identity, since=versions("Identity"))

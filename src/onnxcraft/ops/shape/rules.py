@@ -453,6 +453,8 @@ def _flatten(ctx: InferenceContext) -> list[ValueType | None]:
     if shape is None:
         return [Tensor(ctx.elem(0), (None, None))]
     axis = int(ctx.attr("axis", 1))
+    if axis < 0 and ctx.opset < 11:  # Flatten-1 and -9 take axis in [0, rank] only
+        raise ctx.fail(f"axis={axis} is negative; Flatten before version 11 takes [0, rank]")
     axis = axis + len(shape) if axis < 0 else axis
     if not 0 <= axis <= len(shape):
         raise ctx.fail(f"axis={ctx.attr('axis', 1)} is out of range for rank {len(shape)}")
