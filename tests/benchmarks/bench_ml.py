@@ -1,14 +1,15 @@
 """ai.onnx.ml model benchmark: tree ensembles and an RBF SVM on 10,000 x 20 float rows, run by
 onnxcraft, onnxruntime (one thread) and onnx.reference in the same process, with the ratios.
 
-    python tests/benchmarks/bench_ml.py [--rows 10000] [--repeat 3] [--reference-rows 200]
-                                        [--skip-reference]
+    python tests/benchmarks/bench_ml.py [--rows 10000] [--repeat 5] [--reference-rows 200]
+                                        [--threads 1] [--skip-reference]
 
 Models: TreeEnsembleRegressor and TreeEnsembleClassifier (3 classes, every leaf votes for each)
 of 100 complete trees of depth 10, the same regressor as TreeEnsemble-5, and an SVMClassifier
 with an RBF kernel (3 classes, 100 support vectors each). onnxcraft's time includes reading the
 attributes, as every run does. onnx.reference walks one row at a time: it is timed on
-``--reference-rows`` rows and scaled to ``--rows``.
+``--reference-rows`` rows and scaled to ``--rows``. Every contender is warmed up, then they run in
+turn (fair.py); median (best) milliseconds, one thread each (numpy's BLAS too).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fair
 
 import onnxcraft as oc
 from onnxcraft.opset.ai.onnx.ml import v3 as ml3
@@ -109,53 +112,32 @@ def rbf_svm(rng: np.random.Generator) -> Any:
     return oc.build(inputs=[x], outputs={"label": out.Y, "scores": out.Z})
 
 
-def timed(fn: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _onnxruntime(model: Any, feeds: dict[str, np.ndarray], repeat: int) -> tuple[float, Any]:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    return timed(lambda: session.run(None, feeds), repeat), session.run(None, feeds)
-
-
-def _reference(model: Any, feeds: dict[str, np.ndarray], rows: int, total: int) -> float:
+def _reference_run(model: Any, part: dict[str, np.ndarray]) -> Callable[[], Any]:
     import onnx
     from onnx.reference import ReferenceEvaluator
 
     reference = ReferenceEvaluator(onnx.load_from_string(model.SerializeToString()))
-    part = {k: v[:rows] for k, v in feeds.items()}
-    return timed(lambda: reference.run(None, part), 1) * total / rows
-
-
-def _fmt(value: float | None, pattern: str, suffix: str = "") -> str:
-    return "-" if value is None else format(value, pattern) + suffix
+    return lambda: reference.run(None, part)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=fair.MIN_REPEAT)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--reference-rows", type=int, default=200)
     parser.add_argument("--skip-reference", action="store_true")
     args = parser.parse_args()
+    print(fair.describe_machine(fair.pin_threads(args.threads), ["onnxruntime", "onnx"]))
     rng = np.random.default_rng(0)
     feeds = {"X": rng.standard_normal((args.rows, FEATURES)).astype(np.float32)}
+    part = {"X": feeds["X"][: args.reference_rows]}
+    scale = args.rows / args.reference_rows
     print(
-        f"{'model':<24} {'onnxcraft ms':>12} {'onnxruntime ms':>15} {'reference ms':>13} "
-        f"{'vs ort':>7} {'ref/ours':>9}"
+        "| model | onnxcraft ms | onnxruntime ms | ratio vs ort | "
+        f"onnx.reference ms (scaled from {args.reference_rows} rows) | reference / onnxcraft |"
     )
+    print("|---|---|---|---|---|---|")
     makers = (
         ("TreeEnsembleRegressor", tree_regressor),
         ("TreeEnsembleClassifier", tree_classifier),
@@ -165,22 +147,25 @@ def main() -> None:
     for name, make in makers:
         model = make(rng)
         evaluator = oc.Evaluator(model)
-        ours = timed(lambda e=evaluator: e.run(feeds), args.repeat)
-        ort_s = ref_s = None
-        try:
-            ort_s, expected = _onnxruntime(model, feeds, args.repeat)
+        runs: dict[str, Callable[[], Any]] = {"onnxcraft": lambda e=evaluator: e.run(feeds)}
+        with contextlib.suppress(ImportError):
+            session = fair.ort_session(model.SerializeToString(), args.threads)
+            runs["onnxruntime"] = lambda s=session: s.run(None, feeds)
+            expected = session.run(None, feeds)
             got = list(evaluator.run(feeds).values())
             np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-4, atol=1e-4)
-        except ImportError:
-            pass
         if not args.skip_reference:
             with contextlib.suppress(ImportError):  # onnx not installed
-                ref_s = _reference(model, feeds, args.reference_rows, args.rows)
+                runs["onnx.reference"] = _reference_run(model, part)
+        times = fair.race(runs, args.repeat)
+        ours, ort_time = times["onnxcraft"], times.get("onnxruntime")
+        reference = times.get("onnx.reference")
+        if reference is not None:
+            reference = fair.Timing([t * scale for t in reference.runs])
         print(
-            f"{name:<24} {ours * 1e3:>12.1f} {_fmt(ort_s and ort_s * 1e3, '.1f'):>15} "
-            f"{_fmt(ref_s and ref_s * 1e3, '.0f'):>13} "
-            f"{_fmt(ort_s and ours / ort_s, '.2f', 'x'):>7} "
-            f"{_fmt(ref_s and ref_s / ours, '.1f', 'x'):>9}",
+            f"| {name} | {fair.ms(ours)} | {fair.ms(ort_time)} | "
+            f"{fair.format_ratio(ours, ort_time)} | {fair.ms(reference)} | "
+            f"{fair.format_ratio(reference, ours)} |",
             flush=True,
         )
 
