@@ -12,6 +12,7 @@ TensorProto keeps its values in ``raw_data`` or in the one typed field its ``dat
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import PurePosixPath, PureWindowsPath
 
@@ -149,6 +150,18 @@ def _byte_size(elem: ElementType, count: int) -> int:
     return count * storage_dtype(elem).itemsize if bits is None else -(-count * bits // 8)
 
 
+@functools.lru_cache(maxsize=256)
+def _escapes(location: str) -> bool:
+    """Whether ``location`` leaves the model's folder (cached: a model's tensors share a few)."""
+    parts = PurePosixPath(location.replace("\\", "/")).parts
+    return (
+        PurePosixPath(location).is_absolute()
+        or PureWindowsPath(location).is_absolute()
+        or bool(PureWindowsPath(location).drive)
+        or ".." in parts
+    )
+
+
 def _external_problem(proto: TensorProto, used: list[str]) -> str:
     if used:
         return f"is stored externally but also holds data in {used[0]!r}"
@@ -156,13 +169,7 @@ def _external_problem(proto: TensorProto, used: list[str]) -> str:
     location = entries.get("location")
     if not location:
         return "is stored externally but external_data has no 'location'"
-    parts = PurePosixPath(location.replace("\\", "/")).parts
-    if (
-        PurePosixPath(location).is_absolute()
-        or PureWindowsPath(location).is_absolute()
-        or PureWindowsPath(location).drive
-        or ".." in parts
-    ):
+    if _escapes(location):
         return (
             f"has the external data location {location!r}, which is not a path inside the "
             f"model's folder"

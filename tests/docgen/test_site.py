@@ -1,0 +1,73 @@
+"""The documentation site: built by MkDocs from the guide and the operator reference, and
+looked at in a real browser (the Conv page's tables, search finding Conv, no broken link)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from onnxcraft.docgen.site import build_site, guide_pages
+from tests.browser import browser_page, screenshot, served
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    out = tmp_path_factory.mktemp("site")
+    index = build_site(out)
+    assert index == out / "index.html" and index.is_file()
+    yield out
+
+
+def test_every_guide_page_and_operator_page_is_built(site: Path) -> None:
+    for page in guide_pages():
+        assert (site / page.with_suffix(".html").name).is_file(), page.name
+    assert (site / "operators" / "ai.onnx" / "Conv.html").is_file()
+    assert (site / "operators" / "ai.onnx.ml" / "TreeEnsemble.html").is_file()
+
+
+def test_no_internal_link_is_broken(site: Path) -> None:
+    broken = []
+    for page in site.rglob("*.html"):
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue  # another site, or an anchor of the same page
+            path = unquote(parts.path)
+            # the 404 page links from the site's root, as it is served for any missing path
+            base = site if path.startswith("/") else page.parent
+            target = (base / path.lstrip("/")).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {href}")
+    assert not broken, f"{len(broken)} broken links:\n" + "\n".join(broken[:20])
+
+
+def test_the_conv_page_renders_its_tables_in_a_browser(site: Path) -> None:
+    with served(site) as root, browser_page() as page:
+        page.goto(f"{root}/operators/ai.onnx/Conv.html")
+        assert page.locator("h1").first.inner_text().startswith("Conv")
+        tables = page.locator("article table")
+        assert tables.count() >= 4  # versions, then inputs/outputs/attributes per version
+        for i in range(tables.count()):
+            box = tables.nth(i).bounding_box()
+            assert box is not None and box["width"] > 0 and box["height"] > 0
+        assert "kernel_shape" in page.locator("article").inner_text()
+        screenshot(page, "site-conv")
+
+
+def test_search_finds_conv(site: Path) -> None:
+    with served(site) as root, browser_page() as page:
+        page.goto(f"{root}/index.html")
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator("input.md-search__input").fill("Conv")
+        results = page.locator(".md-search-result__link")
+        results.first.wait_for(timeout=15_000)
+        hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+        paths = [urlsplit(h).path for h in hrefs]
+        assert "/operators/ai.onnx/Conv.html" in paths, paths[:10]
+        screenshot(page, "site-search-conv")
