@@ -17,7 +17,7 @@ from onnxcraft import ir, specs
 from onnxcraft.core.check.problems import node_place
 from onnxcraft.core.opinfo import op_info
 from onnxcraft.dtypes import from_type_string, numpy_dtype
-from onnxcraft.errors import EvaluationError, MissingKernelError
+from onnxcraft.errors import EvaluationError, MissingKernelError, OnnxcraftError
 from onnxcraft.evaluate.admission import check_call, check_node, defined_twice
 from onnxcraft.evaluate.run import run_plan, run_step
 from onnxcraft.evaluate.spec_functions import function_from_spec
@@ -29,6 +29,7 @@ from onnxcraft.ops.kernel_api import (
     SubgraphRef,
     TypeAttr,
 )
+from onnxcraft.ops.run_guard import RunGuard, guarded
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphPlan", "NameScope", "PlannedGraph", "Step", "Preparer", "SubgraphRef"]
@@ -71,6 +72,64 @@ def spec_default(attr_type: str, default: Any) -> Any:
     if isinstance(default, tuple):
         return list(default)
     return default
+
+
+# The largest value computed while preparing: larger constants are made on every run instead,
+# where the run's limits apply to them.
+_FOLD_BYTES = 64 << 20
+
+
+def _fold_constants(steps: list[Step], constants: dict[str, Any], inputs: set[str]) -> list[Step]:
+    """Run once, now, the steps whose inputs are all constants; the steps left to run.
+
+    A node that reads only initializers (or other such nodes) computes the same value on
+    every run: a Constant, a ConstantOfShape making a weight, a Reshape of a weight. Its
+    outputs join ``constants``. Graph inputs are never constant, even with an initializer
+    (a feed may replace it); nor are random operators, nodes with subgraphs or function
+    bodies. A step that fails, or whose value is over :data:`_FOLD_BYTES`, is left to run
+    (where its error, or the run's limits, apply as before).
+    """
+    known = set(constants) - inputs
+    kept: list[Step] = []
+    with guarded(RunGuard(max_value_bytes=_FOLD_BYTES)):
+        for step in steps:
+            if not _foldable(step, known):
+                kept.append(step)
+                continue
+            args = [constants[name] if name else None for name in step.inputs]
+            try:
+                results = run_step(step, args, constants)
+            except OnnxcraftError:
+                kept.append(step)
+                continue
+            if any(_bytes(value) > _FOLD_BYTES for value in results):
+                kept.append(step)
+                continue
+            for name, value in zip(step.outputs, results):
+                if name:
+                    constants[name] = value
+                    known.add(name)
+    return kept
+
+
+def _foldable(step: Step, known: set[str]) -> bool:
+    if step.fn is None or step.subgraph_attributes or not _deterministic(step):
+        return False
+    return all(not name or name in known for name in step.inputs)
+
+
+def _deterministic(step: Step) -> bool:
+    """Whether the operator's spec says so (a custom operator without a spec is not folded)."""
+    node = step.node
+    registry = specs.default_registry()
+    if not step.since_version or not registry.has(node.domain, node.op_type):
+        return False
+    spec = registry.resolve(node.domain, node.op_type, step.since_version)
+    return spec is not None and spec.deterministic
+
+
+def _bytes(value: Any) -> int:
+    return int(value.nbytes) if isinstance(value, np.ndarray) else 0
 
 
 class NameScope:
@@ -188,6 +247,7 @@ class Preparer:
             steps.append(step)
         for name in outputs:
             read(name)
+        steps = _fold_constants(steps, constants, {i.name for i in inputs})
         last_use: dict[str, int] = {}
         for index, step in enumerate(steps):
             for name in step.inputs:

@@ -92,7 +92,9 @@ def run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...
 
 def _run_step(step: Step, args: list[Any], env: dict[str, Any]) -> tuple[Any, ...]:
     if step.function_plan is not None:
-        inner_env = dict(zip((i.name for i in step.function_plan.inputs), args))
+        # the body's constants: the values its Constant nodes made when it was prepared
+        inner_env = dict(step.function_plan.constants)
+        inner_env.update(zip((i.name for i in step.function_plan.inputs), args))
         values = run_plan(step.function_plan, inner_env, keep_all=False)
         return tuple(values.get(name) for name in step.function_plan.outputs)
     attributes = step.attributes
