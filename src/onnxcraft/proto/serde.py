@@ -617,3 +617,13 @@ def _encode(model: ir.Model) -> bytes:
 
 
 ir.register_encoder(_encode)
+
+
+def _model_text(model: ModelProto) -> str:
+    return str(model_from_proto(model))
+
+
+# str() of onnxcraft's ModelProto (what oc.build returns) is the model's text form, as str()
+# of the IR model is (the printer the text package registers), rather than protobuf's field
+# dump, which spells out every weight; repr() stays protobuf's.
+setattr(ModelProto, "__str__", _model_text)  # noqa: B010  (a class of generated bindings)
