@@ -25,10 +25,13 @@ from onnxcraft.text.syntax import (
     UNDEFINED_ELEMENT,
 )
 from onnxcraft.text.values import (
-    integer_range,
+    array_from_entries,
+    check_entries,
+    entries_from_body,
+    entries_from_items,
+    is_float_written,
     item_count,
-    parse_number_body,
-    values_from_items,
+    strings_array,
 )
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
@@ -210,39 +213,54 @@ class _Parser:
         self.lex.expect("{", "'{' and the tensor's values")
         if self.lex.text.startswith(ELIDED_MARK, self.lex.skip_space()):
             raise self.lex.error_at(self.lex.pos, _ELIDED_HINT, "elided values '{...'")
-        items = self.tensor_items(elem)
+        if elem == ElementType.STRING:
+            items = self.tensor_items(elem)
+            count = len(items)
+        else:
+            entries = self.tensor_entries(elem)
+            count = entries.size
         expected = item_count(elem, dims)
-        if len(items) != expected:
+        if count != expected:
             raise self.lex.error_at(
                 brace.start,
                 f"{expected} values for {ELEMENT_NAMES_BY_TYPE[elem]}{list(dims)}",
-                f"{len(items)} values",
+                f"{count} values",
             )
-        limits = integer_range(elem)
-        try:
-            if limits is not None:
-                _check_range(items, limits)
-            array = values_from_items(items, elem, dims)
-        except ValueError as exc:
-            raise self.lex.error_at(
-                brace.start, f"values of {ELEMENT_NAMES_BY_TYPE[elem]}", str(exc)
-            ) from None
+        if elem == ElementType.STRING:
+            array = strings_array(items, dims)
+        else:
+            try:
+                check_entries(entries, elem)
+            except ValueError as exc:
+                raise self.lex.error_at(
+                    brace.start, f"values of {ELEMENT_NAMES_BY_TYPE[elem]}", str(exc)
+                ) from None
+            array = array_from_entries(entries, elem, dims)
         return ir.TensorData.from_array(name, array, elem)
+
+    def tensor_entries(self, elem: ElementType) -> np.ndarray:
+        """The numbers between a tensor literal's braces (the closing one consumed)."""
+        lex = self.lex
+        saved = lex.pos
+        body, _ = lex.scan_until("}")
+        if "#" not in body:
+            entries = entries_from_body(body, elem)
+            if entries is not None:
+                return entries
+        lex.pos = saved  # read it token by token, which finds the error's place
+        try:
+            return entries_from_items(self.tensor_items(elem), elem)
+        except OverflowError:
+            raise self.lex.error_at(
+                saved, f"values of {ELEMENT_NAMES_BY_TYPE[elem]}", "a value out of range"
+            ) from None
 
     def tensor_items(self, elem: ElementType) -> list[str]:
         lex = self.lex
-        if elem != ElementType.STRING:
-            saved = lex.pos
-            body, _ = lex.scan_until("}")
-            if "#" not in body:
-                items = parse_number_body(body, elem)
-                if items is not None:
-                    return items
-            lex.pos = saved  # read it token by token, which finds the error's place
-        items = []
+        items: list[str] = []
         if lex.accept("}"):
             return items
-        floats = integer_range(elem) is None
+        floats = is_float_written(elem)
         while True:
             items.append(self.tensor_item(elem, floats))
             if not lex.accept(","):
@@ -599,14 +617,6 @@ ELEMENT_NAMES_BY_TYPE = {elem: name for name, elem in ELEMENT_TYPES.items()}
 
 def _is_integer(text: str) -> bool:
     return not any(c in text for c in ".eE")
-
-
-def _check_range(items: list[str], limits: tuple[int, int]) -> None:
-    low, high = limits
-    for item in items:
-        value = int(item)
-        if not low <= value <= high:
-            raise ValueError(f"the value {value}, outside {low}..{high}")
 
 
 def parse_model(text: str) -> ir.Model:

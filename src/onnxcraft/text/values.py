@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 import numpy as np
 
@@ -27,12 +28,15 @@ from onnxcraft.text.syntax import quote
 
 __all__ = [
     "PACKED",
+    "array_from_entries",
+    "check_entries",
     "entries",
-    "integer_range",
+    "entries_from_body",
+    "entries_from_items",
+    "is_float_written",
     "item_count",
     "items_text",
-    "parse_number_body",
-    "values_from_items",
+    "strings_array",
 ]
 
 _FLOAT32 = {ElementType.FLOAT, ElementType.COMPLEX64}
@@ -73,10 +77,10 @@ _INT_RANGE: dict[ElementType, tuple[int, int]] = {
 }
 _INT_RANGE[ElementType.FLOAT6E2M3] = _INT_RANGE[ElementType.FLOAT6E3M2] = (0, 63)
 
-_FLOAT_ITEM = r"-?(?:[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))"
-_INT_ITEM = r"-?[0-9]+"
-_FLOAT_BODY = re.compile(rf"\s*(?:{_FLOAT_ITEM}\s*(?:,\s*{_FLOAT_ITEM}\s*)*)?")
-_INT_BODY = re.compile(rf"\s*(?:{_INT_ITEM}\s*(?:,\s*{_INT_ITEM}\s*)*)?")
+
+def is_float_written(elem: ElementType) -> bool:
+    """Are the entries of ``elem`` decimal numbers (else integers, or strings)?"""
+    return elem in _FLOAT32 or elem in _FLOAT64
 
 
 def item_count(elem: ElementType, dims: tuple[int, ...]) -> int:
@@ -154,36 +158,85 @@ def _as_str(value: object) -> str:
 
 # -- parsing ------------------------------------------------------------------------------------
 
+# What a plain list of numbers may hold: digits, signs, points, exponents, commas, white space
+# and the letters of inf, infinity and nan. An item may not start with '+' or '.', which numpy
+# would read but onnx's parser does not.
+_NUMBER_CHARS = re.compile(r"[-+0-9.eE,\sinftyaINFTYA]*")
+_BAD_START = re.compile(r",\s*[+.]")
+_NEGATIVE_NAN = re.compile(r"-\s*[nN]")
 
-def parse_number_body(body: str, elem: ElementType) -> list[str] | None:
-    """The entries of a tensor literal's raw body if it is a plain list of numbers fitting
-    the element type (the fast path), else None (the caller reads it token by token)."""
-    pattern = _FLOAT_BODY if elem in _FLOAT32 or elem in _FLOAT64 else _INT_BODY
-    if pattern.fullmatch(body) is None:
+
+def _entry_dtype(elem: ElementType) -> np.dtype[Any]:
+    if elem in _FLOAT32:
+        return np.dtype(np.float32)
+    if elem in _FLOAT64:
+        return np.dtype(np.float64)
+    return np.dtype(np.uint64 if elem == ElementType.UINT64 else np.int64)
+
+
+def entries_from_body(body: str, elem: ElementType) -> np.ndarray | None:
+    """The entries of a tensor literal's raw body (between the braces) when it is a plain
+    list of numbers of the element type: the fast path, numpy reading all numbers at once.
+    None when it is anything else; the caller then reads it token by token, which tells
+    where the problem is."""
+    if _NUMBER_CHARS.fullmatch(body) is None or body.lstrip()[:1] in ("+", "."):
         return None
-    stripped = body.strip()
-    return [item.strip() for item in stripped.split(",")] if stripped else []
+    if _BAD_START.search(body) is not None:
+        return None
+    parts = body.split(",")
+    if len(parts) == 1 and not parts[0].strip():
+        parts = []
+    dtype = _entry_dtype(elem)
+    try:
+        entries = np.array(parts, dtype=dtype)
+    except (ValueError, OverflowError):
+        return None
+    if dtype.kind == "f" and ("n" in body or "N" in body) and _NEGATIVE_NAN.search(body):
+        _sign_negative_nans(entries, parts)
+    return entries
 
 
-def values_from_items(items: list[str], elem: ElementType, dims: tuple[int, ...]) -> np.ndarray:
-    """The array (onnxcraft's representation) of a tensor literal's entries; the count and
-    ranges are the caller's to check (:func:`item_count`, :func:`integer_range`)."""
+def entries_from_items(items: list[str], elem: ElementType) -> np.ndarray:
+    """The entries of the items read token by token (each a valid number of its kind)."""
+    dtype = _entry_dtype(elem)
+    if dtype.kind != "f":
+        return (
+            np.array([int(item) for item in items], dtype=object).astype(dtype)
+            if items
+            else (np.zeros(0, dtype))
+        )
+    entries = np.array(items, dtype=dtype)
+    _sign_negative_nans(entries, items)
+    return entries
+
+
+def _sign_negative_nans(entries: np.ndarray, parts: list[str]) -> None:
+    # numpy reads "-nan" as a NaN without its sign; the text keeps the sign.
+    for index in np.flatnonzero(np.isnan(entries)).tolist():
+        if parts[index].strip().startswith("-"):
+            entries[index] = -np.abs(entries[index])
+
+
+def check_entries(entries: np.ndarray, elem: ElementType) -> None:
+    """Raise ValueError naming the first entry outside the range the element type writes."""
+    limits = _INT_RANGE.get(elem)
+    if limits is None or entries.size == 0:
+        return
+    if elem == ElementType.UINT64:
+        return  # read as uint64: numpy refused what does not fit
+    low, high = limits
+    bad = np.flatnonzero((entries < low) | (entries > high))
+    if bad.size:
+        raise ValueError(f"the value {entries[bad[0]]}, outside {low}..{high}")
+
+
+def array_from_entries(entries: np.ndarray, elem: ElementType, dims: tuple[int, ...]) -> np.ndarray:
+    """The array (onnxcraft's representation of ``elem``) of checked entries."""
     dtype = numpy_dtype(elem)
-    if elem == ElementType.STRING:
-        array = np.empty(len(items), dtype=object)
-        array[:] = items
-        return array.reshape(dims)
     if elem in _FLOAT32 or elem in _FLOAT64:
-        floats = np.array(items, dtype=np.float32 if elem in _FLOAT32 else np.float64)
-        for index, item in enumerate(items):
-            if item.startswith("-") and item[1:2] in "nN":  # numpy drops the sign of -nan
-                floats[index] = -abs(floats[index])
-        return floats.view(dtype).reshape(dims)
-    ints = np.array(
-        [int(item) for item in items], dtype=np.uint64 if elem == ElementType.UINT64 else np.int64
-    )
+        return entries.view(dtype).reshape(dims)
     if elem in PACKED:
-        codes = _unpack(ints.astype(np.uint8), PACKED[elem], math.prod(dims))
+        codes = _unpack(entries.astype(np.uint8), PACKED[elem], math.prod(dims))
         if elem in (ElementType.INT4, ElementType.INT2):  # sign-extend the values
             width = 8 // PACKED[elem]
             signed = codes.astype(np.int8)
@@ -192,13 +245,14 @@ def values_from_items(items: list[str], elem: ElementType, dims: tuple[int, ...]
     storage = storage_dtype(elem)
     if elem in _BITS:
         unsigned = np.dtype(f"<u{storage.itemsize}")
-        return ints.astype(unsigned).view(storage).view(dtype).reshape(dims)
-    return ints.astype(storage).view(dtype).reshape(dims)
+        return entries.astype(unsigned).view(storage).view(dtype).reshape(dims)
+    return entries.astype(storage).view(dtype).reshape(dims)
 
 
-def integer_range(elem: ElementType) -> tuple[int, int] | None:
-    """The range of the integer entries of ``elem`` (None for float-written types)."""
-    return _INT_RANGE.get(elem)
+def strings_array(items: list[str], dims: tuple[int, ...]) -> np.ndarray:
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
+    return array.reshape(dims)
 
 
 def _unpack(data: np.ndarray, per_byte: int, count: int) -> np.ndarray:
