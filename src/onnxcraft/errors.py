@@ -139,15 +139,22 @@ class TextSyntaxError(OnnxcraftError, ValueError):
     what the grammar allows there and ``found`` what the text holds."""
 
     def __init__(
-        self, line: int, column: int, expected: str, found: str, context: str = ""
+        self,
+        line: int,
+        column: int,
+        expected: str,
+        found: str,
+        context: str = "",
+        caret: int | None = None,
     ) -> None:
         self.line = line
         self.column = column
         self.expected = expected
         self.found = found
         message = f"line {line}, column {column}: expected {expected}, found {found}"
-        if context:
-            message += f"\n    {context}\n    {' ' * (column - 1)}^"
+        if context:  # the line (or the part of it shown) with a caret under the column
+            offset = column - 1 if caret is None else caret
+            message += f"\n    {context}\n    {' ' * offset}^"
         super().__init__(message)
 
     def __reduce__(self) -> tuple[type[TextSyntaxError], tuple[int, int, str, str]]:

@@ -107,3 +107,32 @@ def test_wrong_value_kinds() -> None:
         oc.parse_graph("g () => () <float[N] w = {1}> {}")
     with pytest.raises(oc.TextSyntaxError, match="opaque types are not supported"):
         oc.parse_graph("g (opaque(x) a) => () {}")
+
+
+def test_a_long_line_is_shown_around_the_column() -> None:
+    values = ", ".join(["1.5"] * 400)
+    text = f"g () => () <float[401] w = {{{values}, oops}}> {{}}"
+    with pytest.raises(oc.TextSyntaxError) as info:
+        oc.parse(text)
+    error = info.value
+    assert error.column == text.index("oops") + 1
+    shown, caret = str(error).splitlines()[1:3]
+    assert len(shown) <= 4 + 160
+    assert shown[caret.index("^") : caret.index("^") + 4] == "oops"
+
+
+def test_names_are_quoted_where_they_could_be_read_as_something_else() -> None:
+    from onnxcraft import ir
+
+    node = ir.Node(
+        "Foo",
+        ["float", "a b", ""],
+        ["nan"],
+        "my.ops",
+        attributes=[ir.Attribute("seq", "INT", 1), ir.Attribute("x-y", "INT", 2)],
+    )
+    text = oc.to_text(node)
+    assert text == '"nan" = my.ops.Foo <seq: int = 1, "x-y": int = 2> ("float", "a b", "")'
+    back = oc.parse_node(text)
+    assert (back.inputs, back.outputs) == (["float", "a b", ""], ["nan"])
+    assert [(a.name, a.value) for a in back.attributes] == [("seq", 1), ("x-y", 2)]

@@ -31,6 +31,7 @@ _TOKEN = re.compile(
     re.S,
 )
 _ESCAPE = re.compile(r"\\(.)", re.S)
+_CONTEXT = 160  # the most of a line an error message shows
 
 
 class Token(NamedTuple):
@@ -142,6 +143,11 @@ class Lexer:
         line_start = self.text.rfind("\n", 0, pos) + 1
         line_end = self.text.find("\n", pos)
         context = self.text[line_start : line_end if line_end >= 0 else len(self.text)]
-        if len(context) > 160:  # a very long line (a tensor's values): show its start
-            context = context[:157] + "..."
-        return TextSyntaxError(line, pos - line_start + 1, expected, found, context)
+        column = pos - line_start + 1
+        shown_from = 0
+        if len(context) > _CONTEXT:  # a very long line (a tensor's values): the part around
+            shown_from = max(0, min(column - 1 - _CONTEXT // 2, len(context) - _CONTEXT))
+            context = context[shown_from : shown_from + _CONTEXT]
+        return TextSyntaxError(
+            line, column, expected, found, context, caret=column - 1 - shown_from
+        )

@@ -32,6 +32,7 @@ from onnxcraft.text.syntax import (
     ATTRIBUTE_TYPE_NAMES,
     ELEMENT_NAMES,
     UNDEFINED_ELEMENT,
+    attribute_name_text,
     is_plain_name,
     name_text,
     quote,
@@ -118,7 +119,7 @@ class _Printer:
     def tensor_values(self, data: ir.TensorData) -> str:
         try:
             array = data.array()
-        except OnnxcraftError as exc:
+        except (OnnxcraftError, ValueError) as exc:  # data missing or malformed
             raise OnnxcraftError(
                 f"to_text: cannot read the values of tensor {data.name!r}: {exc}"
             ) from exc
@@ -143,7 +144,7 @@ class _Printer:
                 f"to_text: attribute {attr.name!r} has the type {attr.type!r}, which the text "
                 f"cannot write"
             )
-        head = f"{name_text(attr.name)}: {kind} = "
+        head = f"{attribute_name_text(attr.name)}: {kind} = "
         if attr.ref:
             return f"{head}@{name_text(attr.ref)}"
         return head + self.attribute_value(attr.type, attr.value, indent)

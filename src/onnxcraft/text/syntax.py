@@ -8,6 +8,7 @@ from onnxcraft.dtypes import ElementType, type_string
 
 __all__ = [
     "ATTRIBUTE_TYPES",
+    "attribute_name_text",
     "ATTRIBUTE_TYPE_NAMES",
     "ELEMENT_NAMES",
     "ELEMENT_TYPES",
@@ -75,6 +76,12 @@ def quote(text: str) -> str:
     if "\\" in text or '"' in text:
         text = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{text}"'
+
+
+def attribute_name_text(name: str) -> str:
+    """An attribute's name as written: plain whenever it is an identifier, since onnx's
+    parser reads an attribute's name as an identifier only (and never as a type there)."""
+    return name if _PLAIN.match(name) is not None else quote(name)
 
 
 def name_text(name: str) -> str:
