@@ -126,12 +126,22 @@ def metadata() -> onnx.ModelProto:
     return model
 
 
-def _body(name: str) -> onnx.GraphProto:
+def _body(name: str, inner: bool = False) -> onnx.GraphProto:
+    """A subgraph; with ``inner``, one holding an initializer and value_info of its own."""
+    if not inner:
+        return helper.make_graph(
+            [helper.make_node("Neg", ["x"], ["y"])],
+            name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        )
     return helper.make_graph(
-        [helper.make_node("Neg", ["x"], ["y"])],
+        [helper.make_node("Neg", ["x"], ["n"]), helper.make_node("Add", ["n", "k"], ["y"])],
         name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        initializer=[numpy_helper.from_array(np.array([0.25, -1.0], np.float32), "k")],
+        value_info=[helper.make_tensor_value_info("n", TensorProto.FLOAT, [2])],
     )
 
 
@@ -184,7 +194,7 @@ def attribute_kinds(*, sparse: bool = False, lists: bool = False) -> onnx.ModelP
             helper.make_node("Custom", ["x"], ["z"], domain="my.ops", gs=[_body("b1"), _body("b2")])
         )
     node_if = helper.make_node(
-        "If", ["c"], ["w"], then_branch=_body("then_g"), else_branch=_body("else_g")
+        "If", ["c"], ["w"], then_branch=_body("then_g", inner=True), else_branch=_body("else_g")
     )
     graph = helper.make_graph(
         [node, node_if, *extra],
