@@ -137,3 +137,25 @@ def test_to_text_takes_any_model(tmp_path: object) -> None:
     assert text == oc.to_text(model.SerializeToString()) == oc.to_text(oc.parse(text))
     with pytest.raises(oc.ArgumentError, match="full_tensors must be a bool"):
         oc.to_text(model, full_tensors="yes")  # type: ignore[arg-type]
+
+
+def test_str_shows_a_model_whose_tensor_data_is_missing() -> None:
+    from onnxcraft import ir
+
+    missing = ir.TensorData("w", oc.ElementType.FLOAT, (2,))  # no array, nothing to load
+    graph = ir.Graph(name="g", initializers=[missing], outputs=[ir.ValueInfo("w")])
+    model = ir.Model(graph, {"": 21}, 10)
+    assert "float[2] w = {... values not readable: tensor 'w' has no data ...}" in str(model)
+    with pytest.raises(oc.OnnxcraftError, match="cannot read the values of tensor 'w'"):
+        oc.to_text(model, full_tensors=True)
+
+
+def test_str_of_a_model_the_ir_cannot_hold_is_protobufs_text() -> None:
+    from onnxcraft.proto import ModelProto
+
+    model = ModelProto()
+    value = model.graph.input.add()
+    value.name = "x"
+    value.type.tensor_type.elem_type = 1
+    value.type.tensor_type.shape.dim.add().dim_value = -1  # a dim the IR refuses
+    assert "dim_value: -1" in str(model)

@@ -16,7 +16,7 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
-from onnxcraft.errors import ProtoError, ValidationError
+from onnxcraft.errors import OnnxcraftError, ProtoError, ValidationError
 from onnxcraft.proto import (
     AttributeProto,
     FunctionProto,
@@ -619,8 +619,14 @@ def _encode(model: ir.Model) -> bytes:
 ir.register_encoder(_encode)
 
 
+_protobuf_text = ModelProto.__str__
+
+
 def _model_text(model: ModelProto) -> str:
-    return str(model_from_proto(model))
+    try:
+        return str(model_from_proto(model))
+    except OnnxcraftError:  # a model the IR cannot hold: what protobuf shows of it
+        return str(_protobuf_text(model))
 
 
 # str() of onnxcraft's ModelProto (what oc.build returns) is the model's text form, as str()

@@ -19,6 +19,7 @@ from onnxcraft.text.elide import ELIDED_MARK
 from onnxcraft.text.lexer import END, IDENT, NUMBER, PUNCT, STRING, Lexer, Token, describe, unquote
 from onnxcraft.text.syntax import (
     ATTRIBUTE_TYPES,
+    ELEMENT_NAMES,
     ELEMENT_TYPES,
     FLOAT_WORDS,
     TYPE_KEYWORDS,
@@ -223,7 +224,7 @@ class _Parser:
         if count != expected:
             raise self.lex.error_at(
                 brace.start,
-                f"{expected} values for {ELEMENT_NAMES_BY_TYPE[elem]}{list(dims)}",
+                f"{expected} values for {ELEMENT_NAMES[elem]}{list(dims)}",
                 f"{count} values",
             )
         if elem == ElementType.STRING:
@@ -233,7 +234,7 @@ class _Parser:
                 check_entries(entries, elem)
             except ValueError as exc:
                 raise self.lex.error_at(
-                    brace.start, f"values of {ELEMENT_NAMES_BY_TYPE[elem]}", str(exc)
+                    brace.start, f"values of {ELEMENT_NAMES[elem]}", str(exc)
                 ) from None
             array = array_from_entries(entries, elem, dims)
         return ir.TensorData.from_array(name, array, elem)
@@ -252,7 +253,7 @@ class _Parser:
             return entries_from_items(self.tensor_items(elem), elem)
         except OverflowError:
             raise self.lex.error_at(
-                saved, f"values of {ELEMENT_NAMES_BY_TYPE[elem]}", "a value out of range"
+                saved, f"values of {ELEMENT_NAMES[elem]}", "a value out of range"
             ) from None
 
     def tensor_items(self, elem: ElementType) -> list[str]:
@@ -610,9 +611,6 @@ class _Parser:
             metadata=metadata,
             functions=functions,
         )
-
-
-ELEMENT_NAMES_BY_TYPE = {elem: name for name, elem in ELEMENT_TYPES.items()}
 
 
 def _is_integer(text: str) -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import OnnxcraftError
-from onnxcraft.text.elide import SMALL_TENSOR, elided_text
+from onnxcraft.text.elide import ELIDED_MARK, SMALL_TENSOR, elided_text
 from onnxcraft.text.syntax import (
     ATTRIBUTE_TYPE_NAMES,
     ELEMENT_NAMES,
@@ -120,6 +120,8 @@ class _Printer:
         try:
             array = data.array()
         except (OnnxcraftError, ValueError) as exc:  # data missing or malformed
+            if not self.full:  # what str() shows: the model, and why the values are not
+                return f"{{{ELIDED_MARK} values not readable: {exc} {ELIDED_MARK}}}"
             raise OnnxcraftError(
                 f"to_text: cannot read the values of tensor {data.name!r}: {exc}"
             ) from exc
