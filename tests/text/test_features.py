@@ -159,3 +159,15 @@ def test_str_of_a_model_the_ir_cannot_hold_is_protobufs_text() -> None:
     value.type.tensor_type.elem_type = 1
     value.type.tensor_type.shape.dim.add().dim_value = -1  # a dim the IR refuses
     assert "dim_value: -1" in str(model)
+
+
+def test_to_text_of_graph_function_and_node_messages() -> None:
+    model = f.functions(True)
+    ours = oc.parse(oc.to_text(model))
+    assert oc.to_text(model.graph) == oc.to_text(ours.graph)
+    assert oc.to_text(model.functions[0]) == oc.to_text(ours.functions[0])
+    assert oc.to_text(model.graph.node[0]) == "Y = my.fns.Scaled:v2 <slope: float = 0.2> (X)"
+    from onnxcraft.proto import NodeProto
+
+    node = NodeProto.FromString(model.graph.node[0].SerializeToString())  # onnxcraft's class
+    assert oc.to_text(node) == oc.to_text(model.graph.node[0])
