@@ -41,6 +41,7 @@ from onnxcraft.errors import (
     SpecError,
     SymbolicValueError,
     TensorConversionError,
+    TextSyntaxError,
     ValidationError,
 )
 
@@ -48,6 +49,10 @@ from onnxcraft.errors import (
 # the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.infer import engine as _infer_engine  # noqa: F401
 from onnxcraft.opset import _modules as _opset_modules  # noqa: F401
+
+# The printer registers itself as what str() of an IR model shows (onnxcraft.ir.register_printer);
+# it reads only the IR, so this loads no protobuf.
+from onnxcraft.text import printer as _text_printer  # noqa: F401
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
 from onnxcraft.version import __version__ as __version__
 
@@ -70,6 +75,7 @@ if TYPE_CHECKING:
         to_sparse,
         to_value,
     )
+    from onnxcraft.text.api import parse, parse_function, parse_graph, parse_node, to_text
 
 # Names whose modules pull in protobuf or the evaluator are imported on first use, so that
 # `import onnxcraft` (and every generated opset module) stays fast.
@@ -85,6 +91,11 @@ _LAZY = {
     "load": ("onnxcraft.io", "load"),
     "load_ir": ("onnxcraft.io", "load_ir"),
     "save": ("onnxcraft.io", "save"),
+    "to_text": ("onnxcraft.text.api", "to_text"),
+    "parse": ("onnxcraft.text.api", "parse"),
+    "parse_graph": ("onnxcraft.text.api", "parse_graph"),
+    "parse_function": ("onnxcraft.text.api", "parse_function"),
+    "parse_node": ("onnxcraft.text.api", "parse_node"),
     **{
         name: ("onnxcraft.proto.tensor", name)
         for name in (
@@ -179,6 +190,12 @@ __all__ = [
     "load",
     "load_ir",
     "save",
+    # the text form
+    "to_text",
+    "parse",
+    "parse_graph",
+    "parse_function",
+    "parse_node",
     # tensors and values
     "from_array",
     "from_sparse",
@@ -207,4 +224,5 @@ __all__ = [
     "SymbolicValueError",
     "TensorConversionError",
     "ValidationError",
+    "TextSyntaxError",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "SymbolicValueError",
     "EvaluationLimitError",
     "InvalidModelError",
+    "TextSyntaxError",
 ]
 
 
@@ -130,3 +131,31 @@ class InvalidModelError(ValidationError, EvaluationError):
     """The evaluator refuses a model that breaks a rule its results depend on (an unknown
     opset version, a value defined twice, an attribute of the wrong type, ...): the checker's
     problems, found while preparing. Both a ValidationError and an EvaluationError."""
+
+
+class TextSyntaxError(OnnxcraftError, ValueError):
+    """Text given to ``oc.parse`` (or ``parse_graph``, ``parse_function``, ``parse_node``) does
+    not follow the ONNX text syntax. ``line`` and ``column`` (from 1) say where, ``expected``
+    what the grammar allows there and ``found`` what the text holds."""
+
+    def __init__(
+        self,
+        line: int,
+        column: int,
+        expected: str,
+        found: str,
+        context: str = "",
+        caret: int | None = None,
+    ) -> None:
+        self.line = line
+        self.column = column
+        self.expected = expected
+        self.found = found
+        message = f"line {line}, column {column}: expected {expected}, found {found}"
+        if context:  # the line (or the part of it shown) with a caret under the column
+            offset = column - 1 if caret is None else caret
+            message += f"\n    {context}\n    {' ' * offset}^"
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type[TextSyntaxError], tuple[int, int, str, str]]:
+        return (type(self), (self.line, self.column, self.expected, self.found))

@@ -23,6 +23,7 @@ from onnxcraft.types import ValueType
 
 __all__ = [
     "register_encoder",
+    "register_printer",
     "Attribute",
     "Function",
     "Graph",
@@ -43,6 +44,22 @@ def register_encoder(encode: Callable[[Model], bytes]) -> None:
     """Set the function that ``Model.SerializeToString`` calls (the protobuf layer's)."""
     global _encoder
     _encoder = encode
+
+
+# The text form of models, graphs, functions and nodes (what str() shows), registered by
+# onnxcraft.text.printer, which sits above the IR.
+_printer: Callable[[Any], str] | None = None
+
+
+def register_printer(print_text: Callable[[Any], str]) -> None:
+    """Set the function that ``str()`` of a Model, Graph, Function or Node calls."""
+    global _printer
+    _printer = print_text
+
+
+def _text(value: Any) -> str:
+    """The text form when a printer is registered, else the dataclass's own repr."""
+    return repr(value) if _printer is None else _printer(value)
 
 
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
@@ -148,6 +165,8 @@ class Node:
                 return attr
         return None
 
+    __str__ = _text
+
 
 @dataclass
 class Graph:
@@ -160,6 +179,8 @@ class Graph:
     value_info: list[ValueInfo] = field(default_factory=list)
     doc_string: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
+
+    __str__ = _text
 
 
 @dataclass
@@ -180,6 +201,8 @@ class Function:
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.domain, self.name, self.overload)
+
+    __str__ = _text
 
 
 @dataclass
@@ -204,6 +227,21 @@ class Model:
                 "onnxcraft.proto.serde) first"
             )
         return _encoder(self)
+
+    def __str__(self) -> str:
+        """The model in the ONNX text syntax, large tensors elided (``oc.to_text``)."""
+        return _text(self)
+
+    def __repr__(self) -> str:
+        """A one-line summary (the text form, which can be long, is ``str()``)."""
+        graph = self.graph
+        opsets = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in self.opset_imports.items())
+        return (
+            f"<onnxcraft.ir.Model {graph.name!r}: {len(graph.inputs)} inputs, "
+            f"{len(graph.outputs)} outputs, {len(graph.nodes)} nodes, "
+            f"{len(graph.initializers)} initializers, {len(self.functions)} functions; "
+            f"opsets {opsets or 'none'}>"
+        )
 
 
 def copy_structure(model: Model) -> Model:

@@ -142,7 +142,7 @@ MISUSES = [
         "a Var used as a Python bool",
         oc.SymbolicValueError,
         lambda: bool(_x() == 0.0),
-        ("Var(Equal", "no truth value", "op.Where", "op.If"),
+        ("from Equal)", "no truth value", "op.Where", "op.If"),
     ),
     Misuse(
         "an invalid model",
@@ -193,6 +193,12 @@ MISUSES = [
         oc.TensorConversionError,
         lambda: oc.from_array(np.array([object()])),
         ("from_array", "string tensor", "holds a", "object"),
+    ),
+    Misuse(
+        "text that is not the ONNX syntax",
+        oc.TextSyntaxError,
+        lambda: oc.parse_node("y = Flatten <axis: int = 1.5> (x)"),
+        ("line 1, column 26", "expected a value of type int", "found a float value"),
     ),
 ]
 

@@ -209,7 +209,7 @@ def test_body_values_do_not_leak_out() -> None:
 
     (a,) = op.If(C, then_branch=then, else_branch=lambda: [X])
     (b,) = op.If(C, then_branch=lambda: [op.Add(inside["v"], 1.0)], else_branch=lambda: [X])
-    message = "the outputs use Var\\(Neg: tensor\\(float\\)\\[3\\]\\), a value created inside"
+    message = "the outputs use Var\\(tensor\\(float\\)\\[3\\], from Neg\\), a value created inside"
     with pytest.raises(oc.BuildError, match=message):
         oc.build([X, C], {"a": a, "leaked": inside["v"]})
     with pytest.raises(oc.BuildError, match=message):

@@ -305,8 +305,8 @@ def test_unknown_rank_and_unknown_dim_print_differently() -> None:
     assert str(oc.Tensor(F32, ("N", None, 3))) == "tensor(float)[N, ?, 3]"
     assert str(oc.SparseTensor(F32, None)) == "sparse_tensor(float)"
     assert str(oc.Sequence(oc.Tensor(F32, None))) == "seq(tensor(float))"
-    assert repr(oc.arg("R", F32, None)) == "Var(R: tensor(float))"
-    assert repr(oc.arg("D", F32, (None,))) == "Var(D: tensor(float)[?])"
+    assert repr(oc.arg("R", F32, None)) == "Var(R: tensor(float), graph input)"
+    assert repr(oc.arg("D", F32, (None,))) == "Var(D: tensor(float)[?], graph input)"
     # and the same in error messages
     with pytest.raises(oc.BuildError, match=r"type \(tensor\(float\)\) or a dtype"):
         oc.arg("T", oc.Tensor(F32, None), (2,))

@@ -118,8 +118,28 @@ class Var:
         return self
 
     def __repr__(self) -> str:
-        label = self._name or (self.producer.op.op_type if self.producer is not None else "const")
-        return f"Var({label}: {self.type})"
+        """Name (when given), type and origin: ``Var(hidden: tensor(float)[N, 3], from Relu)``,
+        ``Var(tensor(int64)[2], from TopK output 1)``, ``Var(X: tensor(float)[N, 4], graph
+        input)``."""
+        value_type = "?" if self.type is None else str(self.type)
+        head = f"{self._name}: {value_type}" if self._name else value_type
+        return f"Var({head}, {self._origin()})"
+
+    def _origin(self) -> str:
+        if self.kind == ARG:
+            return "graph input"
+        if self.kind == INITIALIZER:
+            return "constant"
+        producer = self.producer
+        if producer is None:
+            return "constant" if self.kind == CONST else "no producer"
+        op = producer.op
+        label = f"{op.domain}::{op.op_type}" if op.domain else op.op_type
+        if self.kind == CONST:
+            return f"constant ({label} node)"
+        if len(producer.outputs) > 1:
+            return f"from {label} output {self.index}"
+        return f"from {label}"
 
     # -- Python operators: the operators of the default opset (DEFAULT_OPSET), literals lifted
     # as in explicit calls. == and != build Equal (and Not) like the other comparisons: what

@@ -16,7 +16,7 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
-from onnxcraft.errors import ProtoError, ValidationError
+from onnxcraft.errors import OnnxcraftError, ProtoError, ValidationError
 from onnxcraft.proto import (
     AttributeProto,
     FunctionProto,
@@ -617,3 +617,19 @@ def _encode(model: ir.Model) -> bytes:
 
 
 ir.register_encoder(_encode)
+
+
+_protobuf_text = ModelProto.__str__
+
+
+def _model_text(model: ModelProto) -> str:
+    try:
+        return str(model_from_proto(model))
+    except OnnxcraftError:  # a model the IR cannot hold: what protobuf shows of it
+        return str(_protobuf_text(model))
+
+
+# str() of onnxcraft's ModelProto (what oc.build returns) is the model's text form, as str()
+# of the IR model is (the printer the text package registers), rather than protobuf's field
+# dump, which spells out every weight; repr() stays protobuf's.
+setattr(ModelProto, "__str__", _model_text)  # noqa: B010  (a class of generated bindings)
