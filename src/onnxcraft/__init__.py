@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
-from onnxcraft.core.api import arg, const, custom_op
+from onnxcraft.core.api import arg, const, custom_op, initializer
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
 from onnxcraft.core.function import function
@@ -27,6 +27,7 @@ from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import (
     ArgumentError,
     BuildError,
+    CodeGenerationError,
     EvaluationError,
     EvaluationLimitError,
     ExternalDataError,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         to_sparse,
         to_value,
     )
+    from onnxcraft.pycode import to_python
 
 # Names whose modules pull in protobuf or the evaluator are imported on first use, so that
 # `import onnxcraft` (and every generated opset module) stays fast.
@@ -85,6 +87,7 @@ _LAZY = {
     "load": ("onnxcraft.io", "load"),
     "load_ir": ("onnxcraft.io", "load_ir"),
     "save": ("onnxcraft.io", "save"),
+    "to_python": ("onnxcraft.pycode", "to_python"),
     **{
         name: ("onnxcraft.proto.tensor", name)
         for name in (
@@ -156,6 +159,7 @@ __all__ = [
     "const",
     "custom_op",
     "function",
+    "initializer",
     "inline",
     "load_opset",
     "subgraph",
@@ -179,6 +183,8 @@ __all__ = [
     "load",
     "load_ir",
     "save",
+    # reading models
+    "to_python",
     # tensors and values
     "from_array",
     "from_sparse",
@@ -207,4 +213,5 @@ __all__ = [
     "SymbolicValueError",
     "TensorConversionError",
     "ValidationError",
+    "CodeGenerationError",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "SymbolicValueError",
     "EvaluationLimitError",
     "InvalidModelError",
+    "CodeGenerationError",
 ]
 
 
@@ -130,3 +131,9 @@ class InvalidModelError(ValidationError, EvaluationError):
     """The evaluator refuses a model that breaks a rule its results depend on (an unknown
     opset version, a value defined twice, an attribute of the wrong type, ...): the checker's
     problems, found while preparing. Both a ValidationError and an EvaluationError."""
+
+
+class CodeGenerationError(OnnxcraftError, ValueError):
+    """``oc.to_python`` met a part of a model that onnxcraft's DSL cannot write (a sparse
+    tensor attribute, an attribute its operator's signature lacks, ...); the message names the
+    node or value and the part."""
