@@ -3,6 +3,7 @@ hostile names, code that passes ruff, and refusals of what is not a model."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -340,6 +341,83 @@ def test_names_python_cannot_take_in_functions_are_refused() -> None:
 def test_what_is_not_a_model_is_refused(model: Any, error: type[Exception], fragment: str) -> None:
     with pytest.raises(error, match=fragment):
         oc.to_python(model)
+
+
+def _external_model() -> Any:
+    from onnx import numpy_helper
+
+    weight = numpy_helper.from_array(np.ones(4, np.float32), "w")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    entry = weight.external_data.add()
+    entry.key, entry.value = "location", "missing.bin"
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+        [weight],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _one_node_model(node: Any, opset: int = 21) -> Any:
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize(
+    ("model", "error", "fragment"),
+    [
+        (_external_model(), oc.TensorConversionError, "external file"),
+        (
+            _one_node_model(helper.make_node("Add", ["x"], ["y"])),
+            oc.CodeGenerationError,
+            "expected 2 inputs for Add",
+        ),
+        (
+            _one_node_model(helper.make_node("Relu", ["x"], ["y", "z"])),
+            oc.CodeGenerationError,
+            "expected at most 1 outputs for Relu",
+        ),
+        (
+            _one_node_model(helper.make_node("Relu", ["nowhere"], ["y"])),
+            oc.CodeGenerationError,
+            "reads 'nowhere', which is not defined before it",
+        ),
+        (
+            _one_node_model(helper.make_node("Rellu", ["x"], ["y"])),
+            oc.CodeGenerationError,
+            "Rellu has no function in onnxcraft's ai.onnx opset 21 module",
+        ),
+        (
+            _one_node_model(helper.make_node("Relu", ["x"], ["y"]), opset=99),
+            oc.CodeGenerationError,
+            "no operator module for ai.onnx opset 99",
+        ),
+        (
+            _one_node_model(helper.make_node("Relu", ["x"], ["z"])),
+            oc.CodeGenerationError,
+            "graph output 'y' is not produced by any node",
+        ),
+    ],
+)
+def test_broken_models_are_refused(model: Any, error: type[Exception], fragment: str) -> None:
+    with pytest.raises(error, match=re.escape(fragment)):
+        oc.to_python(model)
+
+
+def test_names_that_are_not_text_are_refused() -> None:
+    model = _one_node_model(helper.make_node("Relu", ["x"], ["y"]))
+    model.graph.node[0].output[0] = "y"
+    data = model.SerializeToString().replace(b"\x12\x01y", b"\x12\x01\xff")  # node output
+    with pytest.raises(oc.CodeGenerationError, match="not UTF-8 text"):
+        oc.to_python(data)
 
 
 @pytest.mark.parametrize(

@@ -130,6 +130,15 @@ class GraphWriter:
         info: OpInfo | None = None
         if key in self.functions:
             callee = self.function_name(self.functions[key])
+            declared = self.functions[key]
+            if len(node.inputs) != len(declared.inputs) or len(node.outputs) != len(
+                declared.outputs
+            ):
+                raise CodeGenerationError(
+                    f"to_python: {where}: it has {len(node.inputs)} inputs and "
+                    f"{len(node.outputs)} outputs, its function {len(declared.inputs)} and "
+                    f"{len(declared.outputs)}"
+                )
         elif is_standard_domain(node.domain):
             version = scope.opsets.get(node.domain if node.domain != "ai.onnx" else "")
             if version is None:
@@ -145,6 +154,7 @@ class GraphWriter:
                 )
             info = op_info(node.domain, node.op_type, since)
             callee = f"{alias}.{node.op_type}"
+            _check_arity(node, info, where)
         else:
             callee = "oc.custom_op"
             args.insert(0, string_text(node.op_type))
@@ -440,6 +450,29 @@ def _trim(inputs: list[str]) -> list[str]:
 
 def _variadic_outputs(info: OpInfo) -> bool:
     return bool(info.outputs) and info.outputs[-1].option == VARIADIC
+
+
+def _check_arity(node: Node, info: OpInfo, where: str) -> None:
+    """A call the generated function cannot take (too few or too many inputs or outputs) is
+    refused here, not left to fail as a Python TypeError in the generated code."""
+    given = len(_trim(node.inputs))
+    maximum = info.max_inputs
+    if given < info.min_inputs or (maximum is not None and given > maximum):
+        if maximum is None:
+            expected = f"at least {info.min_inputs}"
+        elif maximum == info.min_inputs:
+            expected = str(maximum)
+        else:
+            expected = f"{info.min_inputs} to {maximum}"
+        raise CodeGenerationError(
+            f"to_python: {where}: expected {expected} inputs for {node.op_type} version "
+            f"{info.since_version}, got {given}"
+        )
+    if not _variadic_outputs(info) and len(node.outputs) > len(info.outputs):
+        raise CodeGenerationError(
+            f"to_python: {where}: expected at most {len(info.outputs)} outputs for "
+            f"{node.op_type} version {info.since_version}, got {len(node.outputs)}"
+        )
 
 
 def _counted(node: Node) -> bool:

@@ -43,9 +43,9 @@ def flat(expr: Expr) -> str:
 def layout(expr: Expr, indent: str, prefix: str = "", suffix: str = "") -> list[str]:
     """The lines of ``prefix + expr + suffix`` starting at ``indent``, each within the limit
     where a break can make it so."""
-    text = f"{indent}{prefix}{flat(expr)}{suffix}"
-    if len(text) <= LINE_LENGTH or isinstance(expr, str) or not expr.items:
-        return [text]
+    room = LINE_LENGTH - len(indent) - len(prefix) - len(suffix)
+    if isinstance(expr, str) or not expr.items or _fits(expr, room):
+        return [f"{indent}{prefix}{flat(expr)}{suffix}"]
     inner = indent + _INDENT
     lines = [f"{indent}{prefix}{expr.opening}"]
     if expr.fill and all(isinstance(item, str) for item in expr.items):
@@ -55,6 +55,23 @@ def layout(expr: Expr, indent: str, prefix: str = "", suffix: str = "") -> list[
             lines.extend(layout(item, inner, suffix=","))
     lines.append(f"{indent}{expr.closing}{suffix}")
     return lines
+
+
+def _fits(expr: Expr, room: int) -> bool:
+    """Whether ``flat(expr)`` takes at most ``room`` characters, found without writing it out
+    (a large literal is measured only as far as the room goes)."""
+    used = 0
+    stack: list[Expr] = [expr]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            used += len(item)
+        else:
+            used += len(item.opening) + len(item.closing) + 2 * max(len(item.items) - 1, 0)
+            stack.extend(item.items)
+        if used > room:
+            return False
+    return True
 
 
 def shortened(text: str, room: int) -> str:

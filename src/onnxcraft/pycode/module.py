@@ -19,6 +19,7 @@ from onnxcraft.pycode.graphs import GraphWriter, Scope, live_nodes
 from onnxcraft.pycode.identifiers import Identifiers
 from onnxcraft.pycode.layout import LINE_LENGTH, Expr, Group, call, layout, shortened
 from onnxcraft.pycode.modules import MAIN_ALIASES, OpsetModules
+from onnxcraft.pycode.texts import check_texts
 from onnxcraft.pycode.values import Imports, dtype_expr, shape_expr, string_text, type_expr
 from onnxcraft.pycode.weights import WEIGHTS_VARIABLE, Weights
 from onnxcraft.types import Tensor
@@ -50,6 +51,7 @@ def to_python(
         raise ArgumentError(f"to_python: keep_names must be a bool, got {keep_names!r}")
     weights = Weights(weights_path, inline_limit)
     ir = model_ir(model, what="to_python: model")
+    check_texts(ir)
     source = _ModuleWriter(ir, weights, keep_names).source()
     weights.write()
     return source

@@ -118,13 +118,38 @@ def _nested(items: list[str], shape: tuple[int, ...]) -> Expr:
     )
 
 
+_SPECIAL_TEXTS = {"nan": "np.nan", "inf": "np.inf", "-inf": "-np.inf"}
+
+
+def _float_texts(flat: np.ndarray) -> list[str]:
+    """``float_text`` of every item, at numpy's speed: numpy writes each value in the
+    shortest form that reads back to it in its own type; reading them back (as Python will,
+    through float64) checks that, and the few that fail get their exact decimal."""
+    if flat.dtype == np.float64:
+        return [_SPECIAL_TEXTS.get(t, t) for t in map(repr, flat.tolist())]
+    texts = flat.astype(str)
+    finite = np.isfinite(flat)
+    back = np.zeros_like(flat)
+    back[finite] = texts[finite].astype(np.float64).astype(flat.dtype)
+    wrong = finite & (
+        back.view(_UINT[flat.dtype.itemsize]) != flat.view(_UINT[flat.dtype.itemsize])
+    )
+    result = [_SPECIAL_TEXTS.get(t, t) for t in texts.tolist()]
+    for index in np.flatnonzero(wrong).tolist():
+        result[index] = repr(float(flat[index]))
+    return result
+
+
+_NESTED_UP_TO = 256  # elements: larger arrays of rank 2 and more are written flat, reshaped
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _texts(flat: np.ndarray, elem: ElementType) -> list[str] | None:
     """The items of a flat array as source text; None when some value has no exact literal."""
     if elem in _FLOATS:
         if not _canonical_nans(flat):
             return None
-        kind = flat.dtype.type
-        return [float_text(float(v), kind) for v in flat]
+        return _float_texts(flat)
     if elem in _COMPLEX:
         part = _COMPLEX[elem]
         if not (_canonical_nans(flat.real) and _canonical_nans(flat.imag)):
@@ -180,6 +205,11 @@ def _native_expr(
         return f"{dtype}({texts[0]})" if elem != ElementType.BOOL else f"np.bool_({texts[0]})"
     if array.size > 1 and len(set(texts)) == 1:
         return call("np.full", _shape_text(shape), texts[0], f"dtype={dtype}")
+    if len(shape) > 1 and array.size > _NESTED_UP_TO:
+        # Nested lists read well for a matrix, not for a kernel of thousands of values: those
+        # are one filled list, reshaped.
+        flat_list = Group("[", tuple(texts), "]", fill=True)
+        return Group("np.array(", (flat_list, f"dtype={dtype}"), f").reshape({_shape_text(shape)})")
     return call("np.array", _nested(texts, shape), f"dtype={dtype}")
 
 
