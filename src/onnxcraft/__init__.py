@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
-from onnxcraft.core.api import arg, const, custom_op
+from onnxcraft.core.api import arg, const, custom_op, initializer
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
 from onnxcraft.core.function import function
@@ -27,6 +27,7 @@ from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import (
     ArgumentError,
     BuildError,
+    CodeGenerationError,
     EvaluationError,
     EvaluationLimitError,
     ExternalDataError,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         to_value,
     )
     from onnxcraft.text.api import parse, parse_function, parse_graph, parse_node, to_text
+    from onnxcraft.pycode import to_python
 
 # Names whose modules pull in protobuf or the evaluator are imported on first use, so that
 # `import onnxcraft` (and every generated opset module) stays fast.
@@ -96,6 +98,7 @@ _LAZY = {
     "parse_graph": ("onnxcraft.text.api", "parse_graph"),
     "parse_function": ("onnxcraft.text.api", "parse_function"),
     "parse_node": ("onnxcraft.text.api", "parse_node"),
+    "to_python": ("onnxcraft.pycode", "to_python"),
     **{
         name: ("onnxcraft.proto.tensor", name)
         for name in (
@@ -167,6 +170,7 @@ __all__ = [
     "const",
     "custom_op",
     "function",
+    "initializer",
     "inline",
     "load_opset",
     "subgraph",
@@ -196,6 +200,8 @@ __all__ = [
     "parse_graph",
     "parse_function",
     "parse_node",
+    # reading models
+    "to_python",
     # tensors and values
     "from_array",
     "from_sparse",
@@ -225,4 +231,5 @@ __all__ = [
     "TensorConversionError",
     "ValidationError",
     "TextSyntaxError",
+    "CodeGenerationError",
 ]

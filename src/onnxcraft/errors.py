@@ -29,6 +29,7 @@ __all__ = [
     "EvaluationLimitError",
     "InvalidModelError",
     "TextSyntaxError",
+    "CodeGenerationError",
 ]
 
 
@@ -159,3 +160,9 @@ class TextSyntaxError(OnnxcraftError, ValueError):
 
     def __reduce__(self) -> tuple[type[TextSyntaxError], tuple[int, int, str, str]]:
         return (type(self), (self.line, self.column, self.expected, self.found))
+
+
+class CodeGenerationError(OnnxcraftError, ValueError):
+    """``oc.to_python`` met a part of a model that onnxcraft's DSL cannot write (a sparse
+    tensor attribute, an attribute its operator's signature lacks, ...); the message names the
+    node or value and the part."""

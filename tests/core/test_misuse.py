@@ -189,6 +189,12 @@ MISUSES = [
         ("graph node 1 (Neg)", "[ssa]", "value 'y'", "defined more than once"),
     ),
     Misuse(
+        "to_python of an attribute the operator's signature lacks",
+        oc.CodeGenerationError,
+        lambda: oc.to_python(_model_with_stray_attribute()),
+        ("to_python", "ai.onnx::Relu", "attribute 'alpha'", "not in the signature of Relu"),
+    ),
+    Misuse(
         "a value no tensor can hold",
         oc.TensorConversionError,
         lambda: oc.from_array(np.array([object()])),
@@ -212,6 +218,18 @@ def _model_with_unknown_operator() -> Any:
 
     graph = helper.make_graph(
         [helper.make_node("Rellu", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _model_with_stray_attribute() -> Any:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], alpha=0.5)],
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],

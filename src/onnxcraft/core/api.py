@@ -28,7 +28,7 @@ from onnxcraft.types import (
 )
 from onnxcraft.types import Sequence as SequenceType
 
-__all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op"]
+__all__ = ["DEFAULT_OPSET", "arg", "const", "custom_op", "initializer"]
 
 _TYPES = (Tensor, SparseTensor, SequenceType, Optional, Map)
 
@@ -92,6 +92,22 @@ def const(value: Any, dtype: Any = None) -> Var:
     since = resolve_since_version("", "Constant", DEFAULT_OPSET)
     assert since is not None
     return emit(("", "Constant", since), DEFAULT_OPSET, (), {"value": np.asarray(array)})[0]
+
+
+def initializer(value: Any, dtype: Any = None) -> Var:
+    """A constant stored as an initializer, as a Var: what a literal passed to an operator
+    becomes, but a value of its own, which ``named()`` can name (a named initializer keeps its
+    name and is never merged with an identical one). ``dtype`` converts the value first."""
+    array = literals.literal_array("initializer", "value", value)
+    if dtype is None:
+        elem = literals.default_elem_type(array, False, frozenset())
+    else:
+        given = as_element_type(dtype, what="initializer: dtype")
+        if given is None:
+            raise ArgumentError(f"initializer: dtype {dtype!r} is UNDEFINED: give an element type")
+        elem = given
+        array = literals.convert("initializer", "value", array, elem)
+    return literals.lift(array, elem, current_scope())
 
 
 _INT64_MAX = 2**63 - 1

@@ -43,11 +43,16 @@ def build(
     producer_version: str | None = None,
     model_version: int = 0,
     domain: str = "",
+    keep: Sequence[Var] = (),
+    graph_doc_string: str | None = None,
 ) -> Any:
     """Build a ModelProto computing ``outputs`` from ``inputs``.
 
     ``outputs`` maps graph output names to Vars (a list or a single Var uses the Vars' own
     names). ``opset`` overrides the ai.onnx opset (an int) or any domain's (a mapping).
+    ``keep`` lists values whose nodes belong in the graph although no output depends on
+    them (only the nodes the outputs need are built otherwise). ``doc_string`` documents the
+    model and its graph, unless ``graph_doc_string`` gives the graph's own.
     """
     model = build_ir(
         inputs,
@@ -61,6 +66,8 @@ def build(
         producer_version=producer_version,
         model_version=model_version,
         domain=domain,
+        keep=keep,
+        graph_doc_string=graph_doc_string,
     )
     # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
     from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
@@ -81,6 +88,8 @@ def build_ir(
     producer_version: str | None = None,
     model_version: int = 0,
     domain: str = "",
+    keep: Sequence[Var] = (),
+    graph_doc_string: str | None = None,
 ) -> Model:
     """Like :func:`build`, returning an :class:`onnxcraft.ir.Model` instead of a ModelProto.
 
@@ -95,9 +104,11 @@ def build_ir(
     texts = {"doc_string": doc_string, "producer_name": producer_name, "domain": domain}
     if producer_version is not None:
         texts["producer_version"] = producer_version
+    if graph_doc_string is not None:
+        texts["graph_doc_string"] = graph_doc_string
     _check_options(name, metadata, opset, ir_version, texts, model_version)
-    emitter = GraphEmitter(input_list, output_map)
-    graph = emitter.top_graph(name, doc_string)
+    emitter = GraphEmitter(input_list, output_map, _keep_list(keep))
+    graph = emitter.top_graph(name, doc_string if graph_doc_string is None else graph_doc_string)
     opsets = model_opsets(emitter.calls, emitter.uses_constant_node, emitter.identity_types, opset)
     functions = collect_functions(emitter.function_defs)
     merge_function_opsets(opsets, functions)
@@ -196,6 +207,19 @@ def _output_map(outputs: Mapping[str, Var] | Sequence[Var] | Var) -> dict[str, V
         check_name("build: output name", key)
         if not isinstance(var, Var):
             raise BuildError(f"build: output {key!r} must be a Var, got {type(var).__name__}")
+    return result
+
+
+def _keep_list(keep: Sequence[Var]) -> list[Var]:
+    if isinstance(keep, Var) or not isinstance(keep, Sequence) or isinstance(keep, (str, bytes)):
+        raise ArgumentError(f"build: keep must be a list of Vars, got {type(keep).__name__}")
+    result = list(keep)
+    for i, var in enumerate(result):
+        if not isinstance(var, Var) or var.scope != 0:
+            raise BuildError(
+                f"build: keep[{i}] must be a Var of the main graph (not of a subgraph body), "
+                f"got {var!r}"
+            )
     return result
 
 

@@ -39,9 +39,12 @@ class GraphEmitter:
     copies added and the IR version the graphs' features need.
     """
 
-    def __init__(self, inputs: list[Var], outputs: dict[str, Var]) -> None:
+    def __init__(
+        self, inputs: list[Var], outputs: dict[str, Var], keep: list[Var] | None = None
+    ) -> None:
         self.inputs = inputs
         self.outputs = outputs
+        self.keep = keep or []  # values built although no output depends on them
         self.namer = Namer()
         self.names: dict[int, str] = {}  # id(Var) -> name
         self.cache: dict[int, Collected] = {}
@@ -58,11 +61,14 @@ class GraphEmitter:
         self.uses_constant_node = False
         self.seen_elems: set[ElementType] = set()
         self.identity_types: list[tuple[str, ValueType | None]] = []  # (output, copied type)
+        # The body being emitted (its scope, its initializers): a named constant made in a
+        # body (oc.initializer(...).named(...) inside it) is an initializer of that body.
+        self.body_initializers: list[tuple[int, list[TensorData]]] = []
 
     # -- the top-level graph ----------------------------------------------------------------------
 
     def top_graph(self, name: str, doc_string: str) -> Graph:
-        top = collect(list(self.outputs.values()), 0, self.cache)
+        top = collect([*self.outputs.values(), *self.keep], 0, self.cache)
         self._check_leaks(top)
         self._reserve_explicit_names(top)
         self.mark_used(top, list(self.outputs.values()))
@@ -238,7 +244,12 @@ class GraphEmitter:
                 self.uses_constant_node = True
             else:
                 data.name = name
-                self.initializers.append(data)
+                target = self.initializers
+                if var.name is not None and self.body_initializers:
+                    scope, own = self.body_initializers[-1]
+                    if var.scope == scope:
+                        target = own
+                target.append(data)
                 # IR 3 lists every initializer among the graph inputs; ours are not inputs.
                 self.feature_ir = max(self.feature_ir, FEATURE_IR["initializer_not_input"])
             if var.elem_type not in self.seen_elems:
@@ -289,7 +300,11 @@ class GraphEmitter:
             if id(var) not in self.names:
                 self.names[id(var)] = self.namer.fresh(f"{graph.name}_in")
             graph.inputs.append(ValueInfo(self.names[id(var)], var.type))
-        graph.nodes = self.emit_nodes(inner)
+        self.body_initializers.append((body.scope, graph.initializers))
+        try:
+            graph.nodes = self.emit_nodes(inner)
+        finally:
+            self.body_initializers.pop()
         inner_nodes = {id(n) for n in inner.nodes}
         seen: set[int] = set()
         for var in body.outputs:

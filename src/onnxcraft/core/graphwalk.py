@@ -1,7 +1,8 @@
 """Finding what a graph (or a subgraph body) consists of, starting from its outputs.
 
 The walk is iterative (chains of 100k nodes must not hit the recursion limit) and
-deterministic: nodes come out in post-order of the inputs, which is a topological order.
+deterministic: nodes come out in the order they were called, which is a topological order
+(a call comes after the values it takes) and the order of the code that built them.
 A body's own nodes are those created in its tracing scope; any other value it uses is captured
 from an enclosing scope and becomes a dependency of the node that owns the body.
 """
@@ -83,7 +84,12 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
             result.nodes.append(node)
             for body in node.bodies():
                 result.bodies[id(body)] = cache[id(body)]
+    result.nodes.sort(key=_call_order)
     return result
+
+
+def _call_order(node: OpCall) -> int:
+    return node.order
 
 
 def _dependencies(node: OpCall, cache: dict[int, Collected]) -> list[Var]:
@@ -91,7 +97,9 @@ def _dependencies(node: OpCall, cache: dict[int, Collected]) -> list[Var]:
     for body in node.bodies():
         inner = collect_body(body, cache)
         deps.extend(inner.captures)
-        deps.extend(inner.constants)
+        # Lifted literals are stored in the main graph, so the node depends on them; a named
+        # initializer made in the body (oc.initializer(...).named()) stays the body's own.
+        deps.extend(c for c in inner.constants if c.name is None or c.scope != body.scope)
     return deps
 
 

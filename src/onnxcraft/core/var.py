@@ -10,6 +10,7 @@ creates hundreds of thousands of them, so each must be cheap.
 
 from __future__ import annotations
 
+import itertools
 from types import ModuleType
 from typing import Any
 
@@ -266,11 +267,14 @@ class Body:
         self.name = name
 
 
+_CALL_ORDER = itertools.count()
+
+
 class OpCall:
     """One call of an operator while an expression is built: inputs, normalized attributes and
     output Vars (``build`` turns it into an :class:`onnxcraft.ir.Node`)."""
 
-    __slots__ = ("attributes", "inputs", "name", "op", "opset", "outputs", "scope")
+    __slots__ = ("attributes", "inputs", "name", "op", "opset", "order", "outputs", "scope")
 
     def __init__(
         self,
@@ -287,6 +291,9 @@ class OpCall:
         self.scope = scope
         self.outputs: tuple[Var, ...] = ()
         self.name: str | None = None
+        # When the call was made: build writes a graph's nodes in this order, the order of the
+        # code (always a topological one, as a call comes after the values it takes).
+        self.order = next(_CALL_ORDER)
 
     def bodies(self) -> list[Body]:
         """Subgraph attributes, in attribute order."""
