@@ -17,6 +17,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
+
+# The next three fill, on import, the hooks through which the DSL reaches version conversion,
+# type inference and the generated opset modules (onnxcraft.core.hooks).
+from onnxcraft.convert import hook as _convert_hook  # noqa: F401
 from onnxcraft.core.api import arg, const, custom_op
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
@@ -42,10 +46,8 @@ from onnxcraft.errors import (
     SymbolicValueError,
     TensorConversionError,
     ValidationError,
+    VersionConversionError,
 )
-
-# The next two fill, on import, the hooks through which the DSL reaches type inference and
-# the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.infer import engine as _infer_engine  # noqa: F401
 from onnxcraft.opset import _modules as _opset_modules  # noqa: F401
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor
@@ -54,6 +56,7 @@ from onnxcraft.version import __version__ as __version__
 if TYPE_CHECKING:
     from onnxcraft import proto
     from onnxcraft.codegen.user import load_opset
+    from onnxcraft.convert.engine import convert_version
     from onnxcraft.core.check import check
     from onnxcraft.evaluate.evaluator import Evaluator
     from onnxcraft.evaluate.kernels import register_kernel
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "proto": ("onnxcraft", "proto"),
     "check": ("onnxcraft.core.check", "check"),
+    "convert_version": ("onnxcraft.convert.engine", "convert_version"),
     "Evaluator": ("onnxcraft.evaluate.evaluator", "Evaluator"),
     "register_kernel": ("onnxcraft.evaluate.kernels", "register_kernel"),
     "Limits": ("onnxcraft.evaluate.limits", "Limits"),
@@ -173,6 +177,7 @@ __all__ = [
     "Evaluator",
     "Limits",
     "infer_shapes",
+    "convert_version",
     "register_kernel",
     "register_rule",
     # model files
@@ -198,6 +203,7 @@ __all__ = [
     "ExternalDataError",
     "InferenceError",
     "InvalidModelError",
+    "VersionConversionError",
     "MissingKernelError",
     "ModelFileError",
     "OpAttributeError",

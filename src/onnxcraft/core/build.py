@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.core import hooks
 from onnxcraft.core.emit_graph import GraphEmitter
 from onnxcraft.core.ir_version import model_ir_version
 from onnxcraft.core.local_functions import collect_functions
@@ -43,11 +44,15 @@ def build(
     producer_version: str | None = None,
     model_version: int = 0,
     domain: str = "",
+    target_opset: int | Mapping[str, int] | None = None,
 ) -> Any:
     """Build a ModelProto computing ``outputs`` from ``inputs``.
 
     ``outputs`` maps graph output names to Vars (a list or a single Var uses the Vars' own
     names). ``opset`` overrides the ai.onnx opset (an int) or any domain's (a mapping).
+    ``target_opset`` (an ai.onnx opset, or a mapping domain -> opset) converts the model built
+    to that opset (``oc.convert_version``): write against the newest opset module and ship to
+    older runtimes; a node the target cannot express raises ``oc.VersionConversionError``.
     """
     model = build_ir(
         inputs,
@@ -61,6 +66,7 @@ def build(
         producer_version=producer_version,
         model_version=model_version,
         domain=domain,
+        target_opset=target_opset,
     )
     # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
     from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
@@ -81,6 +87,7 @@ def build_ir(
     producer_version: str | None = None,
     model_version: int = 0,
     domain: str = "",
+    target_opset: int | Mapping[str, int] | None = None,
 ) -> Model:
     """Like :func:`build`, returning an :class:`onnxcraft.ir.Model` instead of a ModelProto.
 
@@ -105,7 +112,7 @@ def build_ir(
     ir_version = model_ir_version(ir_version, opsets, emitter.feature_ir, functions)
     if producer_version is None:
         producer_version = __version__
-    return Model(
+    model = Model(
         graph=graph,
         opset_imports=opsets,
         ir_version=ir_version,
@@ -117,6 +124,9 @@ def build_ir(
         metadata=dict(metadata or {}),
         functions=functions,
     )
+    if target_opset is not None:
+        model = hooks.convert_model.get()(model, target_opset)
+    return model
 
 
 def _check_options(

@@ -18,9 +18,18 @@ from typing import Any, Generic, TypeVar
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.ir import Model
 from onnxcraft.types import ValueType
 
-__all__ = ["Hook", "InferTypes", "OpsetModule", "infer_types", "opset_module"]
+__all__ = [
+    "ConvertModel",
+    "Hook",
+    "InferTypes",
+    "OpsetModule",
+    "convert_model",
+    "infer_types",
+    "opset_module",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,3 +81,7 @@ OpsetModule = Callable[[str, int], ModuleType]
 
 infer_types: Hook[InferTypes] = Hook("type inference", "onnxcraft.infer.engine")
 opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._modules")
+
+# (model, target: an ai.onnx opset or a mapping domain -> opset) -> the model converted
+ConvertModel = Callable[[Model, Any], Model]
+convert_model: Hook[ConvertModel] = Hook("version conversion", "onnxcraft.convert.hook")
