@@ -17,6 +17,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
+
+# The next three fill, on import, the hooks through which the DSL reaches version conversion,
+# type inference and the generated opset modules (onnxcraft.core.hooks).
+from onnxcraft.convert import hook as _convert_hook  # noqa: F401
 from onnxcraft.core.api import arg, const, custom_op, initializer
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
@@ -44,10 +48,8 @@ from onnxcraft.errors import (
     TensorConversionError,
     TextSyntaxError,
     ValidationError,
+    VersionConversionError,
 )
-
-# The next two fill, on import, the hooks through which the DSL reaches type inference and
-# the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.infer import engine as _infer_engine  # noqa: F401
 from onnxcraft.opset import _modules as _opset_modules  # noqa: F401
 
@@ -60,6 +62,7 @@ from onnxcraft.version import __version__ as __version__
 if TYPE_CHECKING:
     from onnxcraft import proto
     from onnxcraft.codegen.user import load_opset
+    from onnxcraft.convert.engine import convert_version
     from onnxcraft.core.check import check
     from onnxcraft.evaluate.evaluator import Evaluator
     from onnxcraft.evaluate.kernels import register_kernel
@@ -76,14 +79,15 @@ if TYPE_CHECKING:
         to_sparse,
         to_value,
     )
-    from onnxcraft.text.api import parse, parse_function, parse_graph, parse_node, to_text
     from onnxcraft.pycode import to_python
+    from onnxcraft.text.api import parse, parse_function, parse_graph, parse_node, to_text
 
 # Names whose modules pull in protobuf or the evaluator are imported on first use, so that
 # `import onnxcraft` (and every generated opset module) stays fast.
 _LAZY = {
     "proto": ("onnxcraft", "proto"),
     "check": ("onnxcraft.core.check", "check"),
+    "convert_version": ("onnxcraft.convert.engine", "convert_version"),
     "Evaluator": ("onnxcraft.evaluate.evaluator", "Evaluator"),
     "register_kernel": ("onnxcraft.evaluate.kernels", "register_kernel"),
     "Limits": ("onnxcraft.evaluate.limits", "Limits"),
@@ -188,6 +192,7 @@ __all__ = [
     "Evaluator",
     "Limits",
     "infer_shapes",
+    "convert_version",
     "register_kernel",
     "register_rule",
     # model files
@@ -221,6 +226,7 @@ __all__ = [
     "ExternalDataError",
     "InferenceError",
     "InvalidModelError",
+    "VersionConversionError",
     "MissingKernelError",
     "ModelFileError",
     "OpAttributeError",

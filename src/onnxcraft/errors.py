@@ -30,6 +30,7 @@ __all__ = [
     "InvalidModelError",
     "TextSyntaxError",
     "CodeGenerationError",
+    "VersionConversionError",
 ]
 
 
@@ -166,3 +167,32 @@ class CodeGenerationError(OnnxcraftError, ValueError):
     """``oc.to_python`` met a part of a model that onnxcraft's DSL cannot write (a sparse
     tensor attribute, an attribute its operator's signature lacks, ...); the message names the
     node or value and the part."""
+
+
+class VersionConversionError(OnnxcraftError, ValueError):
+    """A node cannot be expressed at the target opset (``oc.convert_version``).
+
+    ``node`` names the node, ``op_type`` its operator, ``from_version`` and ``to_version`` the
+    operator versions of the step that failed, ``reason`` why; the message says all of it.
+    """
+
+    def __init__(
+        self, node: str, op_type: str, from_version: int, to_version: int, reason: str
+    ) -> None:
+        self.node = node
+        self.op_type = op_type
+        self.from_version = from_version
+        self.to_version = to_version
+        self.reason = reason
+        target = f"version {to_version}" if to_version else "an opset where it does not exist"
+        super().__init__(
+            f"{node}: cannot convert {op_type} from version {from_version} to {target}: {reason}"
+        )
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[VersionConversionError], tuple[str, str, int, int, str]]:
+        return (
+            type(self),
+            (self.node, self.op_type, self.from_version, self.to_version, self.reason),
+        )

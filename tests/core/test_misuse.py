@@ -195,6 +195,16 @@ MISUSES = [
         ("to_python", "ai.onnx::Relu", "attribute 'alpha'", "not in the signature of Relu"),
     ),
     Misuse(
+        "a target opset that needs a run-time value as an attribute",
+        oc.VersionConversionError,
+        lambda: oc.build(
+            [x := _x(), a := oc.arg("axes", np.int64, (1,))],
+            {"y": op.ReduceSum(x, a)},
+            target_opset=11,
+        ),
+        ("ReduceSum node", "from version 13 to version 11", "input 1 (axes)", "run time"),
+    ),
+    Misuse(
         "a value no tensor can hold",
         oc.TensorConversionError,
         lambda: oc.from_array(np.array([object()])),

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.core import hooks
 from onnxcraft.core.emit_graph import GraphEmitter
 from onnxcraft.core.ir_version import model_ir_version
 from onnxcraft.core.local_functions import collect_functions
@@ -45,6 +46,7 @@ def build(
     domain: str = "",
     keep: Sequence[Var] = (),
     graph_doc_string: str | None = None,
+    target_opset: int | Mapping[str, int] | None = None,
 ) -> Any:
     """Build a ModelProto computing ``outputs`` from ``inputs``.
 
@@ -53,6 +55,9 @@ def build(
     ``keep`` lists values whose nodes belong in the graph although no output depends on
     them (only the nodes the outputs need are built otherwise). ``doc_string`` documents the
     model and its graph, unless ``graph_doc_string`` gives the graph's own.
+    ``target_opset`` (an ai.onnx opset, or a mapping domain -> opset) converts the model built
+    to that opset (``oc.convert_version``): write against the newest opset module and ship to
+    older runtimes; a node the target cannot express raises ``oc.VersionConversionError``.
     """
     model = build_ir(
         inputs,
@@ -68,6 +73,7 @@ def build(
         domain=domain,
         keep=keep,
         graph_doc_string=graph_doc_string,
+        target_opset=target_opset,
     )
     # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
     from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
@@ -90,6 +96,7 @@ def build_ir(
     domain: str = "",
     keep: Sequence[Var] = (),
     graph_doc_string: str | None = None,
+    target_opset: int | Mapping[str, int] | None = None,
 ) -> Model:
     """Like :func:`build`, returning an :class:`onnxcraft.ir.Model` instead of a ModelProto.
 
@@ -116,7 +123,7 @@ def build_ir(
     ir_version = model_ir_version(ir_version, opsets, emitter.feature_ir, functions)
     if producer_version is None:
         producer_version = __version__
-    return Model(
+    model = Model(
         graph=graph,
         opset_imports=opsets,
         ir_version=ir_version,
@@ -128,6 +135,9 @@ def build_ir(
         metadata=dict(metadata or {}),
         functions=functions,
     )
+    if target_opset is not None:
+        model = hooks.convert_model.get()(model, target_opset)
+    return model
 
 
 def _check_options(

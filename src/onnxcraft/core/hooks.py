@@ -28,6 +28,8 @@ __all__ = [
     "InferTypes",
     "OpsetModule",
     "check_types",
+    "ConvertModel",
+    "convert_model",
     "infer_types",
     "opset_module",
 ]
@@ -87,3 +89,6 @@ opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft
 CheckTypes = Callable[[Model], list[str]]
 
 check_types: Hook[CheckTypes] = Hook("strict type inference", "onnxcraft.infer")
+# (model, target: an ai.onnx opset or a mapping domain -> opset) -> the model converted
+ConvertModel = Callable[[Model, Any], Model]
+convert_model: Hook[ConvertModel] = Hook("version conversion", "onnxcraft.convert.hook")

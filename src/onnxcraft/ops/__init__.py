@@ -1,6 +1,6 @@
 """Everything known about the operators, one folder per family.
 
-A family folder ``ops/<family>/`` holds up to four parts, each a module exposing
+A family folder ``ops/<family>/`` holds up to five parts, each a module exposing
 ``register(table)``:
 
     rules.py    shape and type inference rules      (a ``RuleRegistry``, ops/infer_api.py)
@@ -8,6 +8,8 @@ A family folder ``ops/<family>/`` holds up to four parts, each a module exposing
     vjp.py      vector-Jacobian products             (a ``VjpRegistry``, ops/vjp_api.py)
     recipes.py  hypothesis recipes of valid nodes    (a ``RecipeRegistry``, ops/recipe_api.py;
                                                       loaded only by :mod:`onnxcraft.testing`)
+    adapters.py version adapters                     (an ``AdapterRegistry``, ops/adapter_api.py;
+                                                      loaded by :mod:`onnxcraft.convert`)
 
 plus ``shapes.py``: the formulas its rules and kernels compute alike (output sizes, index
 clamping), written once and called by both; sliding-window arithmetic shared by several families
@@ -27,7 +29,7 @@ from typing import Any, Literal
 
 __all__ = ["FAMILIES", "Part", "families", "family_modules", "load"]
 
-Part = Literal["rules", "kernels", "vjp", "recipes"]
+Part = Literal["rules", "kernels", "vjp", "recipes", "adapters"]
 
 
 _HERE = os.path.dirname(__file__)

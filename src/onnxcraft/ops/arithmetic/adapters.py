@@ -1,0 +1,81 @@
+"""Version adapters of the elementwise operators: the legacy broadcast attributes of versions
+1 and 6 against numpy-style broadcasting (7), and the variadic ones before broadcasting (8)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onnxcraft.ops.adapter_api import AdapterContext, AdapterRegistry
+
+BINARY_LEGACY = {"Add": 6, "Sub": 6, "Mul": 6, "Div": 6, "Pow": 1}
+LOGICAL_LEGACY = ("And", "Or", "Xor", "Equal", "Greater", "Less")
+VARIADIC = ("Sum", "Max", "Min", "Mean")
+
+
+def broadcast_up(ctx: AdapterContext) -> None:
+    """broadcast/axis -> numpy broadcasting: the same when B aligns with A's last axes;
+    otherwise B gets trailing size-1 axes first."""
+    broadcast = int(ctx.attr("broadcast", 0))
+    axis = ctx.attr("axis")
+    ctx.drop_attr("broadcast")
+    ctx.drop_attr("axis")
+    ctx.drop_attr("consumed_inputs")
+    if not broadcast or axis is None:
+        return
+    a_rank, b_rank = ctx.rank(ctx.input(0)), ctx.rank(ctx.input(1))
+    if a_rank is None or b_rank is None:
+        ctx.fail("broadcast with an axis needs the ranks of A and B, which are unknown")
+    axis = int(axis) + a_rank if int(axis) < 0 else int(axis)
+    trailing = a_rank - axis - b_rank
+    if trailing < 0:
+        ctx.fail(f"B (rank {b_rank}) does not fit in A (rank {a_rank}) at axis {axis}")
+    if trailing == 0:
+        return
+    axes = ctx.add_constant(np.arange(b_rank, b_rank + trailing, dtype=np.int64), "bcast_axes")
+    (aligned,) = ctx.emit("Unsqueeze", [ctx.input(1), axes], 1, opset=13)
+    ctx.node.inputs[1] = aligned
+
+
+def _same(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool:
+    return a is not None and b is not None and a == b and all(d is not None for d in a)
+
+
+def broadcast_down(ctx: AdapterContext) -> None:
+    """numpy broadcasting -> broadcast=1 when B's shape is a suffix of A's (each dim equal or
+    1) and the result has A's shape; equal shapes need nothing; anything else is refused."""
+    a, b = ctx.shape(ctx.input(0)), ctx.shape(ctx.input(1))
+    if _same(a, b):
+        return
+    out = ctx.shape(ctx.node.outputs[0])
+    if a is None or b is None or out is None or not _same(a, out) or len(b) > len(a):
+        ctx.fail("the inputs' shapes differ (or are unknown) and version 6 broadcasts only B")
+    tail = a[len(a) - len(b) :]
+    if not all(bd == 1 or (bd == ad and bd is not None) for ad, bd in zip(tail, b)):
+        ctx.fail(f"B's shape {b} is not a suffix of A's {a}")
+    ctx.set_attr("broadcast", "INT", 1)
+
+
+def same_shapes_down(ctx: AdapterContext) -> None:
+    """Broadcasting -> none: every input must have the same known shape."""
+    shapes = [ctx.shape(name) for name in ctx.node.inputs if name]
+    if not all(_same(shapes[0], s) for s in shapes):
+        ctx.fail("the inputs' shapes differ (or are unknown), and this version does not broadcast")
+
+
+def _gemm_up(ctx: AdapterContext) -> None:
+    ctx.drop_attr("broadcast")
+
+
+def _gemm_down(ctx: AdapterContext) -> None:
+    ctx.set_attr("broadcast", "INT", 1)
+
+
+def register(table: AdapterRegistry) -> None:
+    for op, legacy in BINARY_LEGACY.items():
+        table.add(op, legacy, 7, broadcast_up, "broadcast/axis -> numpy broadcasting")
+        table.add(op, 7, legacy, broadcast_down, "numpy broadcasting -> broadcast=1 (B a suffix)")
+    for op in VARIADIC:
+        table.add(op, 8, 6, same_shapes_down, "equal input shapes only")
+    table.add("Gemm", 6, 7, _gemm_up, "broadcast attribute dropped (C always broadcasts)")
+    table.add("Gemm", 7, 6, _gemm_down, "broadcast=1 written")
+    table.changed("PRelu", 6, 7, "slope broadcasting changed at version 7")

@@ -1,0 +1,88 @@
+"""Version adapters of the normalizations: BatchNormalization's retired attributes, and
+LayerNormalization below 17 (the standard's body depends on the node's types, so it is
+written here)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onnxcraft.ops.adapter_api import ABSENT, AdapterContext, AdapterRegistry
+
+
+def _bn_6_to_7(ctx: AdapterContext) -> None:
+    """6 -> 7: is_test went away (version 7 infers the mode from the outputs used). A node
+    that computes in test mode and uses only Y is the same; training mode is refused."""
+    if int(ctx.attr("is_test", 0)) != 1 or any(ctx.node.outputs[1:]):
+        ctx.fail("only a test-mode node (is_test=1, Y alone) has the same meaning at version 7")
+    ctx.drop_attr("is_test")
+
+
+def _bn_7_to_6(ctx: AdapterContext) -> None:
+    if any(ctx.node.outputs[1:]):
+        ctx.fail("the node computes its training outputs, which version 6 ties to is_test=0")
+    ctx.set_attr("is_test", "INT", 1)
+
+
+def _bn_14_to_9(ctx: AdapterContext) -> None:
+    if int(ctx.attr("training_mode", 0)) != 0:
+        ctx.fail("training_mode=1 has no equivalent at version 9")
+    ctx.drop_attr("training_mode")
+    if any(ctx.node.outputs[1:]):
+        ctx.fail("the running mean/var outputs of version 14 differ from version 9's")
+
+
+def _bn_9_to_14(ctx: AdapterContext) -> None:
+    if any(ctx.node.outputs[1:]):
+        ctx.fail("the training outputs of version 9 differ from version 14's")
+
+
+def _layer_norm_absent(ctx: AdapterContext) -> None:
+    """LayerNormalization-17 -> before 17: the standard's computation over the axes from
+    ``axis`` on, in the stash type (mean, mean of squares, their difference as the variance)."""
+    x, scale, bias = ctx.input(0), ctx.input(1), ctx.input(2)
+    rank, elem = ctx.rank(x), ctx.elem_type(x)
+    if rank is None or elem is None:
+        ctx.fail("the input's rank and element type must be known")
+    axis = int(ctx.attr("axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    stash = int(ctx.attr("stash_type", 1))
+    if stash != 1:
+        ctx.fail(f"stash_type={stash}: only float (1) has an older form")
+    epsilon = float(ctx.attr("epsilon", 1e-5))
+    axes = ctx.add_constant(np.arange(axis, rank, dtype=np.int64), "ln_axes")
+    eps = ctx.add_constant(np.asarray(epsilon, np.float32), "ln_epsilon")
+    xu = x
+    if int(elem) != 1:
+        (xu,) = ctx.emit("Cast", [x], 1, {"to": ("INT", 1)}, opset=13)
+    (square,) = ctx.emit("Mul", [xu, xu], 1, opset=14)
+    (square_mean,) = ctx.emit("ReduceMean", [square, axes], 1, opset=18)
+    outputs = list(ctx.node.outputs) + ["", ""]
+    mean_name = outputs[1] if outputs[1] and int(elem) == 1 else ctx.fresh_name("ln_mean")
+    (mean,) = ctx.emit("ReduceMean", [xu, axes], [mean_name], opset=18)
+    (mean_square,) = ctx.emit("Mul", [mean, mean], 1, opset=14)
+    (variance,) = ctx.emit("Sub", [square_mean, mean_square], 1, opset=14)
+    (shifted,) = ctx.emit("Add", [variance, eps], 1, opset=14)
+    (std,) = ctx.emit("Sqrt", [shifted], 1, opset=13)
+    (deviation,) = ctx.emit("Sub", [xu, mean], 1, opset=14)
+    (normalized,) = ctx.emit("Div", [deviation, std], 1, opset=14)
+    if int(elem) != 1:
+        (normalized,) = ctx.emit("Cast", [normalized], 1, {"to": ("INT", int(elem))}, opset=13)
+    if bias:
+        (scaled,) = ctx.emit("Mul", [normalized, scale], 1, opset=14)
+        ctx.emit("Add", [scaled, bias], [outputs[0]], opset=14)
+    else:
+        ctx.emit("Mul", [normalized, scale], [outputs[0]], opset=14)
+    if outputs[1] and outputs[1] != mean_name:
+        ctx.emit("Identity", [mean_name], [outputs[1]], opset=16)
+    if outputs[2]:
+        ctx.emit("Reciprocal", [std], [outputs[2]], opset=13)
+    ctx.remove()
+
+
+def register(table: AdapterRegistry) -> None:
+    table.add("LayerNormalization", 17, ABSENT, _layer_norm_absent, "before 17: its computation")
+    table.add("BatchNormalization", 6, 7, _bn_6_to_7, "is_test=1 dropped (test mode only)")
+    table.add("BatchNormalization", 7, 6, _bn_7_to_6, "is_test=1 written (test mode only)")
+    table.add("BatchNormalization", 14, 9, _bn_14_to_9, "inference mode only")
+    table.add("BatchNormalization", 9, 14, _bn_9_to_14, "inference mode only")
+    table.changed("BatchNormalization", 9, 14, "training outputs changed meaning at version 14")

@@ -1,0 +1,121 @@
+"""Version adapters of Upsample and Resize.
+
+Upsample-7..9 and Resize-10 compute the same thing (asymmetric coordinates; nearest rounds down
+when enlarging and up when shrinking); Resize-11 names those choices as attributes, with other
+defaults (half_pixel, round_prefer_floor), so the step 10 <-> 11 writes or checks them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onnxcraft.ops.adapter_api import (
+    ABSENT,
+    AdapterContext,
+    AdapterRegistry,
+    attribute_to_input,
+    input_to_attribute,
+    refuse_value,
+)
+
+
+def _text(value: object, default: str) -> str:
+    if value is None:
+        return default
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _upsample_to_resize(ctx: AdapterContext) -> None:
+    """Upsample-9 -> 10 (deprecated there): Resize-10, which means the same."""
+    node = ctx.node
+    attributes = {"mode": ("STRING", _text(ctx.attr("mode"), "nearest"))}
+    ctx.emit("Resize", list(node.inputs), list(node.outputs), attributes, opset=10)
+    ctx.remove()
+
+
+def _resize_to_upsample(ctx: AdapterContext) -> None:
+    """Resize-10 -> before 10: Upsample-9, which means the same."""
+    node = ctx.node
+    attributes = {"mode": ("STRING", _text(ctx.attr("mode"), "nearest"))}
+    ctx.emit("Upsample", list(node.inputs), list(node.outputs), attributes, opset=9)
+    ctx.remove()
+
+
+def _scales(ctx: AdapterContext, index: int) -> np.ndarray:
+    scales = ctx.constant_input(index, "scales")
+    if scales is None or scales.size == 0:
+        ctx.fail("the scales must be a constant (sizes have no equivalent at version 10)")
+    return np.asarray(scales, np.float64).reshape(-1)
+
+
+def _resize_10_to_11(ctx: AdapterContext) -> None:
+    mode = _text(ctx.attr("mode"), "nearest")
+    scales_name = ctx.input(1)
+    attributes = {"coordinate_transformation_mode": "asymmetric", "mode": mode}
+    if mode == "nearest":
+        scales = _scales(ctx, 1)
+        enlarging, shrinking = _needs(scales)
+        if enlarging and shrinking:
+            ctx.fail("nearest enlarges some axes and shrinks others: no one nearest_mode")
+        attributes["nearest_mode"] = "ceil" if shrinking else "floor"
+    for name, value in attributes.items():
+        ctx.set_attr(name, "STRING", value)
+    roi = ctx.add_constant(np.zeros((0,), np.float32), "resize_roi")
+    ctx.node.inputs[1:] = [roi, scales_name]
+
+
+def _needs(scales: np.ndarray) -> tuple[bool, bool]:
+    """Whether some axis needs rounding down (enlarged) or up (shrunk by a non-integer)."""
+    enlarging = bool(np.any(scales > 1))
+    shrinking = bool(np.any((scales < 1) & (np.mod(1 / scales, 1) != 0)))
+    return enlarging, shrinking
+
+
+def _resize_11_to_10(ctx: AdapterContext) -> None:
+    mode = _text(ctx.attr("mode"), "nearest")
+    coordinates = _text(ctx.attr("coordinate_transformation_mode"), "half_pixel")
+    if mode not in ("nearest", "linear"):
+        ctx.fail(f"mode={mode!r} has no equivalent at version 10")
+    if ctx.input(3):
+        ctx.fail("sizes have no equivalent at version 10 (it takes scales)")
+    scales = _scales(ctx, 2)
+    if coordinates != "asymmetric" and not np.all(scales == 1):
+        ctx.fail(f"coordinate_transformation_mode={coordinates!r}: version 10 is asymmetric")
+    if mode == "nearest":
+        nearest = _text(ctx.attr("nearest_mode"), "round_prefer_floor")
+        enlarging, shrinking = _needs(scales)
+        if (enlarging and nearest != "floor") or (shrinking and nearest != "ceil"):
+            ctx.fail(f"nearest_mode={nearest!r} rounds differently from version 10")
+    for name in (
+        "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+        "extrapolation_value", "nearest_mode",
+    ):  # fmt: skip
+        ctx.drop_attr(name)
+    ctx.node.inputs[1:] = [ctx.input(2)]
+
+
+def _resize_13_to_11(ctx: AdapterContext) -> None:
+    """Version 11 requires roi and scales (empty when unused)."""
+    for index in (1, 2):
+        if not ctx.input(index):
+            ctx.set_input(index, ctx.add_constant(np.zeros((0,), np.float32), "resize_empty"))
+    if not ctx.input(2):
+        ctx.fail("neither scales nor sizes")
+
+
+def register(table: AdapterRegistry) -> None:
+    table.add("Upsample", 7, 9, attribute_to_input("scales", 1, dtype=np.float32),
+              "scales attribute -> input")  # fmt: skip
+    table.add("Upsample", 9, 7, input_to_attribute(1, "scales", kind="FLOATS"),
+              "scales input (a constant) -> attribute")  # fmt: skip
+    table.add("Upsample", 9, 10, _upsample_to_resize, "deprecated at 10: Resize-10")
+    table.add("Resize", 10, ABSENT, _resize_to_upsample, "before 10: Upsample-9")
+    table.add("Resize", 10, 11, _resize_10_to_11, "asymmetric coordinates, rounding written")
+    table.add("Resize", 11, 10, _resize_11_to_10, "asymmetric nearest/linear with scales only")
+    table.add("Resize", 13, 11, _resize_13_to_11, "empty roi/scales inputs written")
+    table.add(
+        "Resize", 19, 18,
+        refuse_value("coordinate_transformation_mode", ["half_pixel_symmetric"],
+                     "is new in version 19"),
+        "half_pixel_symmetric refused",
+    )  # fmt: skip

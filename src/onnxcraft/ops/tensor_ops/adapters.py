@@ -1,0 +1,76 @@
+"""Version adapters of Pad (pads and value between attributes and inputs, new modes)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onnxcraft.dtypes import numpy_dtype
+from onnxcraft.ops.adapter_api import (
+    AdapterContext,
+    AdapterRegistry,
+    nonnegative_axes,
+    refuse_value,
+)
+
+
+def _pad_up(ctx: AdapterContext) -> None:
+    """2 -> 11: pads and value attributes -> inputs (value in the data's type)."""
+    pads = ctx.attr("pads")
+    value = float(ctx.attr("value", 0.0))
+    ctx.drop_attr("pads")
+    ctx.drop_attr("value")
+    if pads is None:
+        ctx.fail("Pad-2 without pads")
+    ctx.set_input(1, ctx.add_constant(np.asarray(pads, np.int64), "pad_pads"))
+    if value != 0.0:
+        elem = ctx.elem_type(ctx.input(0))
+        if elem is None:
+            ctx.fail("the data's element type is unknown, which the value input needs")
+        array = np.asarray(value, numpy_dtype(elem))
+        if float(array) != value:
+            ctx.fail(f"value={value} is not exact in {elem.name}")
+        ctx.set_input(2, ctx.add_constant(array, "pad_value"))
+
+
+def _pad_down(ctx: AdapterContext) -> None:
+    """11 -> 2: pads and constant_value (constants) -> attributes (value as a float)."""
+    pads = ctx.constant_input(1, "pads")
+    value = ctx.constant_input(2, "constant_value")
+    ctx.drop_inputs_from(1)
+    assert pads is not None
+    ctx.set_attr("pads", "INTS", [int(v) for v in pads.reshape(-1)])
+    if value is not None and value.size:
+        number = value.reshape(-1)[0]
+        if value.dtype.kind not in "fiub" or np.float32(number) != number:
+            ctx.fail(f"constant_value={number!r} is not exactly a float attribute")
+        ctx.set_attr("value", "FLOAT", float(number))
+
+
+def _pad_axes_down(ctx: AdapterContext) -> None:
+    """18 -> 13: the axes input expanded into pads for every axis."""
+    if not ctx.input(3):
+        return
+    axes = ctx.constant_input(3, "axes")
+    pads = ctx.constant_input(1, "pads")
+    rank = ctx.rank(ctx.input(0))
+    assert axes is not None and pads is not None
+    if rank is None:
+        ctx.fail("the axes input needs the data's rank, which is unknown")
+    full = np.zeros(2 * rank, np.int64)
+    count = axes.size
+    for i, axis in enumerate(axes.reshape(-1)):
+        a = int(axis) + rank if int(axis) < 0 else int(axis)
+        full[a] = pads[i]
+        full[a + rank] = pads[i + count]
+    ctx.drop_inputs_from(3)
+    ctx.set_input(1, ctx.add_constant(full, "pad_pads"))
+
+
+def register(table: AdapterRegistry) -> None:
+    table.add("Pad", 2, 11, _pad_up, "pads/value attributes -> inputs")
+    table.add("Pad", 11, 2, _pad_down, "pads/constant_value inputs (constants) -> attributes")
+    table.add("Pad", 18, 13, _pad_axes_down, "axes input folded into pads")
+    table.add("Pad", 19, 18, refuse_value("mode", ["wrap"], "is new in version 19"),
+              "wrap mode refused")  # fmt: skip
+    table.add("Compress", 11, 9, nonnegative_axes("axis"), "negative axis made non-negative")
+    table.changed("OneHot", 9, 11, "negative indices and axis became defined at version 11")

@@ -1,0 +1,77 @@
+"""A deterministic sample of the conversion matrix (``matrix.py``): node-test models converted
+to target opsets, each conversion either refused with a reason or checked, typed alike and
+evaluating to the expected outputs; and onnxruntime (the oracle) running downgraded models
+within its opset range to the same values. The whole matrix is ``measure_conversions.py``
+(``ONNXCRAFT_CONVERT_FULL=1`` runs it here too)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import onnxcraft as oc
+from tests.convert.matrix import TARGETS, eligible, load_case, original, ours
+from tests.node_cases import case_names
+
+FULL = os.environ.get("ONNXCRAFT_CONVERT_FULL") == "1"
+_ELIGIBLE = [n for n in case_names() if n == "<node tests missing>" or eligible(n)]
+SAMPLE = _ELIGIBLE if FULL else _ELIGIBLE[::23]
+SAMPLE_TARGETS = TARGETS if FULL else (7, 9, 11, 13, 16, 18, 21, 25)
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_convert_case(name: str) -> None:
+    case = load_case(name)
+    values = original(case)
+    for target in SAMPLE_TARGETS:
+        verdict = ours(case, target, values)
+        assert verdict.outcome in ("converted", "refused"), (name, target, verdict.detail)
+        if verdict.outcome == "refused":
+            assert verdict.detail, (name, target)
+
+
+ORT_OPSETS = range(7, 22)  # onnxruntime loads older opsets too; its newest is above
+ORT_SAMPLE = _ELIGIBLE[::61]
+
+
+@pytest.mark.parametrize("name", ORT_SAMPLE)
+def test_onnxruntime_runs_downgraded(name: str) -> None:
+    ort = pytest.importorskip("onnxruntime")
+    case = load_case(name)
+    values = (*case.inputs.values(), *case.outputs.values())
+    if not all(isinstance(v, np.ndarray) and not v.dtype.names for v in values):
+        pytest.skip("sequence/map or low-precision values, which onnxruntime's API cannot take")
+    source = case.model.opset_import[0].version
+    from tests.evaluate.test_node_conformance import compare
+
+    for target in (t for t in ORT_OPSETS if t < source):
+        try:
+            converted = oc.convert_version(case.model, target)
+        except oc.VersionConversionError:
+            continue
+        session = _session(ort, converted)
+        if session is None:
+            continue
+        outputs = session.run(None, dict(case.inputs))
+        for info, got in zip(session.get_outputs(), outputs):
+            compare(f"{name}@{target}:{info.name}", got, case.outputs[info.name])
+
+
+def _session(ort: Any, model: Any) -> Any:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 4
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ort.InferenceSession(
+                model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+            )
+    except Exception as exc:  # the kernels onnxruntime lacks at an old opset
+        if "NOT_IMPLEMENTED" in str(exc) or "Could not find an implementation" in str(exc):
+            return None
+        raise
