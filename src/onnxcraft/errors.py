@@ -28,6 +28,8 @@ __all__ = [
     "SymbolicValueError",
     "EvaluationLimitError",
     "InvalidModelError",
+    "CompareError",
+    "CommandLineError",
 ]
 
 
@@ -130,3 +132,13 @@ class InvalidModelError(ValidationError, EvaluationError):
     """The evaluator refuses a model that breaks a rule its results depend on (an unknown
     opset version, a value defined twice, an attribute of the wrong type, ...): the checker's
     problems, found while preparing. Both a ValidationError and an EvaluationError."""
+
+
+class CompareError(OnnxcraftError, ValueError):
+    """``oc.compare`` cannot compare two runs: an unknown ``against``, a backend that is not
+    installed, reference values that name no value of the model, or a run that failed."""
+
+
+class CommandLineError(OnnxcraftError, ValueError):
+    """The ``onnxcraft`` command received an argument it cannot use: an ``--input`` that is not
+    ``NAME=FILE``, a file of the wrong kind, an input the model does not have."""
