@@ -12,6 +12,7 @@ from onnxcraft.compare.metrics import default_tolerance, measure
 from onnxcraft.compare.widen import widen_model
 from onnxcraft.dtypes import ElementType
 from onnxcraft.opset.ai.onnx import v21 as op
+from onnxcraft.opset.ai.onnx import v26
 
 
 def _measure(actual: object, reference: object, **kwargs: float) -> object:
@@ -95,3 +96,10 @@ def test_the_float64_twin() -> None:
     np.testing.assert_array_equal(y, x.astype(np.float64) * 1.5 + np.float64(np.float32(0.1)))
     report = oc.compare(model, {"X": x})
     assert report["Y"].max_abs > 0.01  # float16's rounding of 1000.1 * 1.5 shows
+
+
+def test_a_model_without_a_float64_twin_is_refused_with_the_reason() -> None:
+    X = oc.arg("X", np.float32, (3,))
+    model = oc.build(inputs=[X], outputs={"Y": v26.BitCast(X, to=ElementType.INT32)})
+    with pytest.raises(oc.CompareError, match=r"the reference \(float64\) cannot run: BitCast"):
+        oc.compare(model, {"X": np.ones(3, np.float32)})

@@ -66,24 +66,26 @@ def _positional(stem: str, prefix: str, names: list[str]) -> str | None:
 
 
 def read_expected_folder(folder: str | os.PathLike[str], model: ir.Model) -> dict[str, Any]:
-    """Values by name from the ``.npy`` and ``.pb`` files of ``folder``: a file's stem names a
-    value of ``model``, or is ``output_<i>`` (``input_<i>``) for its i-th output (input), as in
-    the data sets of the ONNX backend tests."""
+    """Values by name from the ``.npy`` and ``.pb`` files of ``folder``.
+
+    A folder laid out as a data set of the ONNX backend tests (every file ``input_<i>`` or
+    ``output_<i>``) gives the model's i-th input or output; otherwise a file's stem is the
+    name of a value (what ``onnxcraft run -o`` writes)."""
     folder = Path(folder)
     types = _declared_types(model)
     initializers = {t.name for t in model.graph.initializers}
     inputs = [info.name for info in model.graph.inputs if info.name not in initializers]
     outputs = [info.name for info in model.graph.outputs]
-    values: dict[str, Any] = {}
-    for path in sorted(folder.iterdir()):
-        if path.suffix not in SUFFIXES or not path.is_file():
-            continue
-        name = path.stem
-        if name not in types:
-            name = (
-                _positional(name, "output_", outputs) or _positional(name, "input_", inputs) or name
-            )
-        values[name] = read_value_file(path, types.get(name))
-    if not values:
+    paths = [p for p in sorted(folder.iterdir()) if p.suffix in SUFFIXES and p.is_file()]
+    if not paths:
         raise TensorConversionError(f"{folder}: holds no .npy or .pb value files")
+    by_position = {
+        p.stem: _positional(p.stem, "output_", outputs) or _positional(p.stem, "input_", inputs)
+        for p in paths
+    }
+    data_set = all(by_position.values())
+    values: dict[str, Any] = {}
+    for path in paths:
+        name = (by_position[path.stem] if data_set else None) or path.stem
+        values[name] = read_value_file(path, types.get(name))
     return values

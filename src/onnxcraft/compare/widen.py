@@ -26,6 +26,9 @@ __all__ = ["WIDENED_TYPES", "widen_model", "widen_value"]
 
 WIDENED_TYPES = frozenset({ElementType.FLOAT, ElementType.FLOAT16, ElementType.BFLOAT16})
 _TYPE_ATTRIBUTES = {"to", "dtype"}
+# Operators that reinterpret bits rather than convert values: no float64 twin exists (the run
+# of the widened model refuses the widths, and compare says so).
+_SAME_BITS = {"BitCast"}
 
 
 def widen_value(value: Any) -> Any:
@@ -76,7 +79,12 @@ def _attribute(attr: ir.Attribute, op_type: str) -> ir.Attribute:
         return replace(attr, value=_tensor(value))
     if attr.type == "SPARSE_TENSOR" and isinstance(value, ir.SparseData):
         return replace(attr, value=replace(value, values=_tensor(value.values)))
-    if attr.type == "INT" and attr.name in _TYPE_ATTRIBUTES and value in WIDENED_TYPES:
+    if (
+        attr.type == "INT"
+        and attr.name in _TYPE_ATTRIBUTES
+        and value in WIDENED_TYPES
+        and op_type not in _SAME_BITS
+    ):
         return replace(attr, value=int(ElementType.DOUBLE))
     if attr.type == "GRAPH" and isinstance(value, ir.Graph):
         return replace(attr, value=_graph(value))
