@@ -32,6 +32,8 @@ from onnxcraft.errors import (
     ArgumentError,
     BuildError,
     CodeGenerationError,
+    CommandLineError,
+    CompareError,
     EvaluationError,
     EvaluationLimitError,
     ExternalDataError,
@@ -150,6 +152,31 @@ def evaluate(
     )
 
 
+# `onnxcraft.compare` is a subpackage too (its own module imports nothing): the same order.
+from onnxcraft import compare as _compare_package  # noqa: E402, F401
+
+
+def compare(
+    model: Any,
+    feeds: Any,
+    against: Any = "float64",
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    limits: Any = None,
+    cancel: Any = None,
+) -> Any:
+    """Run ``model`` on ``feeds`` two ways and report, per value, how far the runs are apart
+    and the first node whose output differs while its inputs agree.
+
+    See :func:`onnxcraft.compare.runs.compare` for the arguments.
+    """
+    # Lazy: comparing loads the evaluator and protobuf; `import onnxcraft` stays fast without.
+    from onnxcraft.compare.runs import compare as run  # noqa: PLC0415
+
+    return run(model, feeds, against, rtol=rtol, atol=atol, limits=limits, cancel=cancel)
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module_name, attribute = _LAZY[name]
@@ -195,6 +222,7 @@ __all__ = [
     "convert_version",
     "register_kernel",
     "register_rule",
+    "compare",
     # model files
     "load",
     "load_ir",
@@ -238,4 +266,6 @@ __all__ = [
     "ValidationError",
     "TextSyntaxError",
     "CodeGenerationError",
+    "CompareError",
+    "CommandLineError",
 ]

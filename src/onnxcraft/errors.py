@@ -31,6 +31,8 @@ __all__ = [
     "TextSyntaxError",
     "CodeGenerationError",
     "VersionConversionError",
+    "CompareError",
+    "CommandLineError",
 ]
 
 
@@ -196,3 +198,13 @@ class VersionConversionError(OnnxcraftError, ValueError):
             type(self),
             (self.node, self.op_type, self.from_version, self.to_version, self.reason),
         )
+
+
+class CompareError(OnnxcraftError, ValueError):
+    """``oc.compare`` cannot compare two runs: an unknown ``against``, a backend that is not
+    installed, reference values that name no value of the model, or a run that failed."""
+
+
+class CommandLineError(OnnxcraftError, ValueError):
+    """The ``onnxcraft`` command received an argument it cannot use: an ``--input`` that is not
+    ``NAME=FILE``, a file of the wrong kind, an input the model does not have."""

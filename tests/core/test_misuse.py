@@ -216,11 +216,18 @@ MISUSES = [
         lambda: oc.parse_node("y = Flatten <axis: int = 1.5> (x)"),
         ("line 1, column 26", "expected a value of type int", "found a float value"),
     ),
+    Misuse(
+        "a comparison against nothing it knows",
+        oc.CompareError,
+        lambda: oc.compare(_model(), {"X": np.zeros((2, 4), F32)}, against=3),
+        ("compare", "against", "must be 'float64', 'onnxruntime', a model", "got int"),
+    ),
 ]
 
 # Classes a DSL user does not meet: the base class, errors of spec files (oc.load_opset's
 # own tests cover them) and of model files on disk (tests/test_io.py).
 NOT_DSL = {"OnnxcraftError", "SpecError", "ModelFileError", "ExternalDataError"}
+NOT_DSL |= {"CommandLineError"}  # the onnxcraft command's own (tests/cli/test_errors.py)
 
 
 def _model_with_unknown_operator() -> Any:
