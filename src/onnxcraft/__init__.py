@@ -17,6 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
+from onnxcraft.core import hooks as _hooks
 from onnxcraft.core.api import arg, const, custom_op
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
@@ -132,6 +133,36 @@ def evaluate(
     )
 
 
+# `onnxcraft.draw` is also a subpackage (light: it imports nothing): import it first, so that
+# the function defined next owns the name.
+from onnxcraft import draw as _draw_package  # noqa: E402, F401
+
+
+def draw(model: Any, path: Any = None) -> Any:
+    """A picture of ``model``'s graph (a model, a Var or list of Vars): an
+    :class:`onnxcraft.draw.api.Drawing` with ``svg`` and ``html``; written to ``path`` when
+    given (``.svg`` or ``.html``). See :func:`onnxcraft.draw.api.draw`.
+    """
+    # Lazy: drawing loads protobuf and the inference engine; `import onnxcraft` stays fast.
+    from onnxcraft.draw.api import draw as run  # noqa: PLC0415
+
+    return run(model, path)
+
+
+def _picture(subject: Any, kind: str) -> str | None:
+    """A model's or Var's picture for a notebook ("svg" or "html"), None when it cannot be
+    drawn."""
+    # Lazy, as draw above: the notebook pictures load the drawing modules on first use.
+    from onnxcraft.draw.notebook import picture  # noqa: PLC0415
+
+    return picture(subject, kind)
+
+
+# The slots through which Var, ir.Model and ModelProto show as pictures in a notebook.
+_hooks.picture.fill(_picture)
+ir.register_picture(_picture)
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module_name, attribute = _LAZY[name]
@@ -179,6 +210,8 @@ __all__ = [
     "load",
     "load_ir",
     "save",
+    # pictures
+    "draw",
     # tensors and values
     "from_array",
     "from_sparse",

@@ -7,7 +7,8 @@ it declares a :class:`Hook` for each, and the layer that implements it fills the
 is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.opset._modules``
 fills :data:`opset_module`). ``import onnxcraft`` imports both, so for users the hooks are
 always filled; using an empty one is an :class:`~onnxcraft.errors.OnnxcraftError` naming the
-module that fills it.
+module that fills it. :data:`picture` (a Var's picture in a notebook) is filled by the package
+root with a function that imports ``onnxcraft.draw`` only when a picture is first asked for.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.types import ValueType
 
-__all__ = ["Hook", "InferTypes", "OpsetModule", "infer_types", "opset_module"]
+__all__ = [
+    "Hook",
+    "InferTypes",
+    "OpsetModule",
+    "Picture",
+    "infer_types",
+    "opset_module",
+    "picture",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,3 +81,9 @@ OpsetModule = Callable[[str, int], ModuleType]
 
 infer_types: Hook[InferTypes] = Hook("type inference", "onnxcraft.infer.engine")
 opset_module: Hook[OpsetModule] = Hook("the generated opset modules", "onnxcraft.opset._modules")
+
+# (a Var, "svg" or "html") -> the picture of the graph computing it, None when it cannot be
+# drawn. The package root fills it with a function that loads onnxcraft.draw on first use.
+Picture = Callable[[Any, str], "str | None"]
+
+picture: Hook[Picture] = Hook("pictures of graphs", "the package root (from onnxcraft.draw)")

@@ -117,6 +117,14 @@ class Var:
         self.type = refine(value_type, self.type, f"with_type() of {self!r}")
         return self
 
+    def _repr_svg_(self) -> str | None:
+        """The graph computing this value as SVG (what a notebook shows)."""
+        return hooks.picture.get()(self, "svg")
+
+    def _repr_html_(self) -> str | None:
+        """The graph computing this value as an interactive picture (what a notebook shows)."""
+        return hooks.picture.get()(self, "html")
+
     def __repr__(self) -> str:
         label = self._name or (self.producer.op.op_type if self.producer is not None else "const")
         return f"Var({label}: {self.type})"
