@@ -138,12 +138,14 @@ class _Layout:
         layers: list[list[int]] = [[] for _ in range(rows)]
         for node in sorted(range(total), key=key.__getitem__):
             layers[node_layer[node]].append(node)
-        sweeps = 8 if total < 3000 else 4
-        layers = order_layers(layers, up, down, sweeps=sweeps)
+        # fewer sweeps for large graphs: each costs a pass over every point, and the first
+        # ones gain the most (a thousands-of-nodes graph must still draw in a second or two)
+        large = total >= 3000
+        layers = order_layers(layers, up, down, sweeps=4 if large else 8)
         node_widths = widths + [0.0] * (total - count)
         gaps = [_GAP.get(item.kind, 8.0) for item in items] + [_GAP["dummy"]] * (total - count)
         weights = [1.0] * count + [4.0] * (total - count)
-        x = place_layers(layers, node_widths, up, down, weights, gaps, sweeps=sweeps // 2)
+        x = place_layers(layers, node_widths, up, down, weights, gaps, sweeps=1 if large else 4)
         band_top, band_height = self._bands(layers, heights, count)
         boxes = []
         for index, item in enumerate(items):

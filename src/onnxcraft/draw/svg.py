@@ -38,6 +38,9 @@ STYLE = f"""
 """
 
 
+_COMPOUND = " compound"  # the class of a box with bodies drawn inside
+
+
 def _n(value: float) -> str:
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
@@ -84,8 +87,9 @@ class _Writer:
         self.next_id += 1
         self.details.append(item.details)
         tooltip = escape(f"{item.op or item.kind} {item.name}".strip())
+        kind = item.kind + (_COMPOUND if box.bodies else "")
         out.append(
-            f'<g class="node {item.kind}" id="{self.token}-n{ident}" data-id="{ident}" '
+            f'<g class="node {kind}" id="{self.token}-n{ident}" data-id="{ident}" '
             f'data-name="{escape(item.name)}" data-op="{escape(item.op)}">'
             f"<title>{tooltip}</title>"
             f'<rect x="{_n(box.x)}" y="{_n(box.y)}" width="{_n(box.width)}" '
