@@ -21,6 +21,7 @@ from onnxcraft import ir
 # The next three fill, on import, the hooks through which the DSL reaches version conversion,
 # type inference and the generated opset modules (onnxcraft.core.hooks).
 from onnxcraft.convert import hook as _convert_hook  # noqa: F401
+from onnxcraft.core import hooks as _hooks
 from onnxcraft.core.api import arg, const, custom_op, initializer
 from onnxcraft.core.bodies import subgraph
 from onnxcraft.core.build import build, build_ir
@@ -177,6 +178,36 @@ def compare(
     return run(model, feeds, against, rtol=rtol, atol=atol, limits=limits, cancel=cancel)
 
 
+# `onnxcraft.draw` is also a subpackage (light: it imports nothing): import it first, so that
+# the function defined next owns the name.
+from onnxcraft import draw as _draw_package  # noqa: E402, F401
+
+
+def draw(model: Any, path: Any = None) -> Any:
+    """A picture of ``model``'s graph (a model, a Var or list of Vars): an
+    :class:`onnxcraft.draw.api.Drawing` with ``svg`` and ``html``; written to ``path`` when
+    given (``.svg`` or ``.html``). See :func:`onnxcraft.draw.api.draw`.
+    """
+    # Lazy: drawing loads protobuf and the inference engine; `import onnxcraft` stays fast.
+    from onnxcraft.draw.api import draw as run  # noqa: PLC0415
+
+    return run(model, path)
+
+
+def _picture(subject: Any, kind: str) -> str | None:
+    """A model's or Var's picture for a notebook ("svg" or "html"), None when it cannot be
+    drawn."""
+    # Lazy, as draw above: the notebook pictures load the drawing modules on first use.
+    from onnxcraft.draw.notebook import picture  # noqa: PLC0415
+
+    return picture(subject, kind)
+
+
+# The slots through which Var, ir.Model and ModelProto show as pictures in a notebook.
+_hooks.picture.fill(_picture)
+ir.register_picture(_picture)
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module_name, attribute = _LAZY[name]
@@ -235,6 +266,8 @@ __all__ = [
     "parse_node",
     # reading models
     "to_python",
+    # pictures
+    "draw",
     # tensors and values
     "from_array",
     "from_sparse",

@@ -31,7 +31,7 @@ from onnxcraft.proto.serde import as_model_proto, model_from_proto, model_to_pro
 from onnxcraft.proto.stream import RawData, write_buffer, write_model
 from onnxcraft.proto.tensor import raw_data
 
-__all__ = ["load", "load_ir", "save", "tensors_of"]
+__all__ = ["load", "load_ir", "save", "tensors_of", "write_file"]
 
 PROTOBUF_LIMIT = 2**31 - 1  # protobuf cannot encode a message of 2 GiB or more
 _ALIGNMENT = 4096  # external tensors start at page boundaries, so they can be memory-mapped
@@ -293,6 +293,17 @@ def save(
             f"{target}: cannot save: the model holds text that is not UTF-8 (a name or a "
             f"string field: {exc.reason} at byte {exc.start}); nothing was written"
         ) from exc
+
+
+def write_file(path: str | os.PathLike[str], data: bytes, *, function: str) -> None:
+    """Write ``data`` to ``path`` as ``save`` writes a model: to a temporary file beside it,
+    renamed into place, so that a failed write leaves the previous file intact."""
+    target = _path_argument(path, function, "path")
+    label = str(target)
+    folder = target.parent if str(target.parent) else Path(".")
+    _check_folder(folder, label)
+    targets = SaveTargets(folder, target.name, label)
+    _atomic_write(targets.model, lambda handle: handle.write(data), False, targets)
 
 
 def _save(

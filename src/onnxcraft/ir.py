@@ -24,6 +24,8 @@ from onnxcraft.types import ValueType
 __all__ = [
     "register_encoder",
     "register_printer",
+    "register_picture",
+    "picture_of",
     "Attribute",
     "Function",
     "Graph",
@@ -60,6 +62,23 @@ def register_printer(print_text: Callable[[Any], str]) -> None:
 def _text(value: Any) -> str:
     """The text form when a printer is registered, else the dataclass's own repr."""
     return repr(value) if _printer is None else _printer(value)
+
+
+# The picture of a model for notebooks (ModelProto's and Model's ``_repr_svg_`` /
+# ``_repr_html_``): (model, "svg" or "html") -> text, or None when it cannot be drawn. The
+# package root registers a function that loads onnxcraft.draw on first use.
+_picture: Callable[[Any, str], str | None] | None = None
+
+
+def register_picture(draw: Callable[[Any, str], str | None]) -> None:
+    """Set the function that draws models for notebooks."""
+    global _picture
+    _picture = draw
+
+
+def picture_of(model: Any, kind: str) -> str | None:
+    """``model`` drawn as ``kind`` ("svg" or "html"), None when no drawing function is set."""
+    return None if _picture is None else _picture(model, kind)
 
 
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
@@ -242,6 +261,12 @@ class Model:
             f"{len(graph.initializers)} initializers, {len(self.functions)} functions; "
             f"opsets {opsets or 'none'}>"
         )
+
+    def _repr_svg_(self) -> str | None:
+        return picture_of(self, "svg")
+
+    def _repr_html_(self) -> str | None:
+        return picture_of(self, "html")
 
 
 def copy_structure(model: Model) -> Model:

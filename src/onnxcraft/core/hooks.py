@@ -8,7 +8,8 @@ is imported (``onnxcraft.infer.engine`` fills :data:`infer_types`, ``onnxcraft.o
 fills :data:`opset_module`, ``onnxcraft.infer`` fills :data:`check_types` for ``oc.check``'s
 full check). ``import onnxcraft`` imports both, so for users the hooks are
 always filled; using an empty one is an :class:`~onnxcraft.errors.OnnxcraftError` naming the
-module that fills it.
+module that fills it. :data:`picture` (a Var's picture in a notebook) is filled by the package
+root with a function that imports ``onnxcraft.draw`` only when a picture is first asked for.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ __all__ = [
     "convert_model",
     "infer_types",
     "opset_module",
+    "Picture",
+    "picture",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,3 +95,8 @@ check_types: Hook[CheckTypes] = Hook("strict type inference", "onnxcraft.infer")
 # (model, target: an ai.onnx opset or a mapping domain -> opset) -> the model converted
 ConvertModel = Callable[[Model, Any], Model]
 convert_model: Hook[ConvertModel] = Hook("version conversion", "onnxcraft.convert.hook")
+# (a Var, "svg" or "html") -> the picture of the graph computing it, None when it cannot be
+# drawn. The package root fills it with a function that loads onnxcraft.draw on first use.
+Picture = Callable[[Any, str], "str | None"]
+
+picture: Hook[Picture] = Hook("pictures of graphs", "the package root (from onnxcraft.draw)")

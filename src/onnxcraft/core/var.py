@@ -118,6 +118,14 @@ class Var:
         self.type = refine(value_type, self.type, f"with_type() of {self!r}")
         return self
 
+    def _repr_svg_(self) -> str | None:
+        """The graph computing this value as SVG (what a notebook shows)."""
+        return hooks.picture.get()(self, "svg")
+
+    def _repr_html_(self) -> str | None:
+        """The graph computing this value as an interactive picture (what a notebook shows)."""
+        return hooks.picture.get()(self, "html")
+
     def __repr__(self) -> str:
         """Name (when given), type and origin: ``Var(hidden: tensor(float)[N, 3], from Relu)``,
         ``Var(tensor(int64)[2], from TopK output 1)``, ``Var(X: tensor(float)[N, 4], graph
