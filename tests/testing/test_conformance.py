@@ -23,6 +23,7 @@ from onnxcraft.testing.conformance import (
     OnnxcraftBackend,
     Profile,
     conformance,
+    difference,
     judge,
     main,
 )
@@ -182,3 +183,44 @@ def test_the_package_is_callable_as_the_runner() -> None:
 
     report = onnxcraft.testing.conformance(OnnxcraftBackend(), operators=["Neg-13"], examples=2)
     assert report.cases() == 2 and report.all_agree
+
+
+def test_what_the_standard_leaves_open_is_ambiguous() -> None:
+    # Squeeze with an empty axes input: no dimension, or every dimension of size 1?
+    x = np.zeros((1, 2, 1), np.float32)
+    axes = np.zeros((0,), np.int64)
+    case = NodeCase(
+        "",
+        "Squeeze",
+        13,
+        (Input(x, oc.Tensor(np.float32, x.shape)), Input(axes, oc.Tensor(np.int64, (0,)))),
+    )
+    example = example_of(case)
+    assert example.expected[0].shape == (1, 2, 1)
+    verdict = judge(example, Outcome("ran", (x.reshape(2),)))
+    assert verdict.kind == "ambiguous"
+    assert "empty axes" in verdict.cause
+    # Dropout in training mode draws a random mask: only types and shapes are compared
+    ratio, training = np.asarray(0.5, np.float32), np.asarray(True)
+    case = NodeCase(
+        "",
+        "Dropout",
+        13,
+        (
+            Input(np.ones((4,), np.float32), oc.Tensor(np.float32, (4,))),
+            Input(ratio, oc.Tensor(np.float32, ())),
+            Input(training, oc.Tensor(np.bool_, ())),
+        ),
+        outputs=(True, True),
+    )
+    example = example_of(case)
+    other = (np.array([2, 0, 2, 0], np.float32), np.array([True, False, True, False]))
+    assert judge(example, Outcome("ran", other)).kind == "agree"
+    # a map handed back with plain Python numbers is compared by value
+    mapped = [{0: np.float32(0.25)}]
+    assert difference_of(mapped, [{0: 0.25}]) is None
+    assert difference_of(mapped, [{0: 0.5}]) is not None
+
+
+def difference_of(expected: Any, got: Any) -> Any:
+    return difference("ZipMap", 0, expected, got)
