@@ -224,3 +224,23 @@ def test_what_the_standard_leaves_open_is_ambiguous() -> None:
 
 def difference_of(expected: Any, got: Any) -> Any:
     return difference("ZipMap", 0, expected, got)
+
+
+DOCS_REPRODUCERS = Path(__file__).resolve().parents[2] / "docs" / "conformance"
+
+
+@pytest.mark.parametrize(
+    "folder",
+    sorted(p.parent for p in DOCS_REPRODUCERS.rglob("model.onnx")),
+    ids=lambda p: p.name,
+)
+def test_the_filed_reproducers_load_with_onnx(folder: Path) -> None:
+    model = onnx.load(str(folder / "model.onnx"))
+    onnx.checker.check_model(model)
+    data = folder / "test_data_set_0"
+    inputs = sorted(data.glob("input_*.pb"))
+    outputs = sorted(data.glob("output_*.pb"))
+    assert len(inputs) == len([i for i in model.graph.input])
+    assert len(outputs) == len(model.graph.output)
+    for path in outputs:
+        assert path.stat().st_size > 0

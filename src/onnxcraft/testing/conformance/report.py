@@ -96,7 +96,7 @@ class Report:
             for entry in self._sorted_causes():
                 lines.append(
                     f"| {entry.kind} | {entry.label} | {_cell(entry.cause)} | {entry.count} "
-                    f"| {entry.decided_by} | {_cell(entry.detail)} | {entry.reproducer} |"
+                    f"| {entry.decided_by} | {_cell(_short_detail(entry))} | {entry.reproducer} |"
                 )
         lines += ["", "## Per operator version", ""]
         lines += ["| operator | " + " | ".join(CLASSES) + " |"]
@@ -156,6 +156,13 @@ class Report:
         markdown.write_text(self.markdown(), encoding="utf-8")
         page.write_text(self.html(), encoding="utf-8")
         return markdown, page
+
+
+def _short_detail(entry: Cause) -> str:
+    """The first case's detail, short, and left out where the cause already says it."""
+    if entry.detail.startswith(entry.cause) or not entry.detail:
+        return ""
+    return entry.detail if len(entry.detail) <= 160 else entry.detail[:157] + "..."
 
 
 def _cell(text: str) -> str:
