@@ -92,6 +92,11 @@ def test_cast_specials_match_the_reference(source: str, target: str, saturate: i
         negative_zero = 0x8 if target == "FLOAT4E2M1" else 0x20
         assert [hex(c) for c in ours[nan]] == [hex(negative_zero)] * int(nan.sum())
         x, ours, expected = x[~nan], ours[~nan], expected[~nan]
+    if target == "FLOAT8E8M0":
+        # zeros and infinities follow the standard's table (test_cast_to_float8e8m0_specials),
+        # where onnx's reference keeps an infinity NaN and a zero code 0 without saturation.
+        kept = ~(np.isinf(x) | (x == 0))
+        x, ours, expected = x[kept], ours[kept], expected[kept]
     mismatch = [
         (float(v), hex(a), hex(b)) for v, a, b in zip(x, ours, expected, strict=True) if a != b
     ]
@@ -164,6 +169,51 @@ def test_cast_to_float8e8m0_rounds_as_the_reference(round_mode: str, saturate: i
     powers = [2.0**-127, 2.0**-128, 1.5 * 2.0**-126, 2.0**127, 1.5 * 2.0**127, 0.75, 3.0]
     x = np.asarray(SPECIALS + powers, dtype=np.float32)
     x = x[~np.signbit(x)]  # negative values are unspecified for float8e8m0
+    x = x[~(np.isinf(x) | (x == 0))]  # the table's special values: tested below
     model = _cast_model(1, TARGETS["FLOAT8E8M0"], saturate, len(x), round_mode)
     expected = _codes(ReferenceEvaluator(model).run(None, {"x": x})[0])
     np.testing.assert_array_equal(_onnxcraft_codes(model, x), expected)
+
+
+# The standard's table of special values for float8e8m0 (Cast-24 onward), as codes: 0xFF is
+# the NaN, 0xFE the largest value (E8M0_MAX = 2**127), 0x00 the smallest (2**-127). Zero is
+# 0 with saturation and NaN without; infinity and values past the largest are E8M0_MAX with
+# saturation and NaN without; NaN is NaN. The table names the two common modes (saturate+up,
+# non-saturate+nearest); the other rounding modes share its special values.
+_E8M0_TABLE = {
+    1: [(0.0, 0x00), (NAN, 0xFF), (INF, 0xFE), (3.4e38, 0xFE)],
+    0: [(0.0, 0xFF), (NAN, 0xFF), (INF, 0xFF), (3.4e38, 0xFF)],
+}
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+@pytest.mark.parametrize("round_mode", ["up", "down", "nearest"])
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_cast_to_float8e8m0_specials(source: str, round_mode: str, saturate: int) -> None:
+    dtype, source_type = SOURCES[source]
+    rows = _E8M0_TABLE[saturate]
+    if round_mode == "down" or dtype == np.float16:
+        rows = [r for r in rows if r[0] != 3.4e38]  # rounds down to E8M0_MAX; float16: inf
+    with np.errstate(over="ignore"):
+        x = np.asarray([value for value, _ in rows], dtype=np.float64).astype(dtype)
+    model = _cast_model(source_type, TARGETS["FLOAT8E8M0"], saturate, len(x), round_mode)
+    codes = _onnxcraft_codes(model, x)
+    assert [hex(c) for c in codes] == [hex(code) for _, code in rows]
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+def test_castlike_to_float8e8m0_specials(saturate: int) -> None:
+    rows = _E8M0_TABLE[saturate]
+    x = np.asarray([value for value, _ in rows], dtype=np.float32)
+    node = helper.make_node("CastLike", ["x", "like"], ["y"], saturate=saturate)
+    like = helper.make_tensor("like", TARGETS["FLOAT8E8M0"], [1], vals=b"\x7f", raw=True)
+    graph = helper.make_graph(
+        [node],
+        "castlike",
+        [helper.make_tensor_value_info("x", 1, [len(x)])],
+        [helper.make_tensor_value_info("y", TARGETS["FLOAT8E8M0"], [len(x)])],
+        initializer=[like],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)], ir_version=11)
+    codes = _onnxcraft_codes(model, x)
+    assert [hex(c) for c in codes] == [hex(code) for _, code in rows]

@@ -86,8 +86,19 @@ def _e8m0(values: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
     up &= ~special
     if saturate:
         up &= exponent != 0xFE  # never round past the largest value
-    result = exponent + up.astype(np.uint16)
-    return np.where(special, 0xFF, np.minimum(result, 0xFF)).astype(np.uint8)
+    result = np.minimum(exponent + up.astype(np.uint16), 0xFF)
+    # The Cast table's special values (the sign is ignored: negatives are unspecified): NaN
+    # stays NaN; infinity saturates to the largest value or is NaN; zero, which e8m0 lacks,
+    # is the smallest value (code 0) when saturating and NaN otherwise.
+    nan = np.isnan(values)
+    infinite = special & ~nan
+    zero = (bits & 0x7FFFFFFF) == 0
+    out_of_range = infinite | zero
+    if saturate:
+        result = np.where(infinite, 0xFE, result)
+    else:
+        result = np.where(out_of_range, 0xFF, result)
+    return np.where(nan, 0xFF, result).astype(np.uint8)
 
 
 def from_float32(

@@ -14,6 +14,7 @@ from onnxcraft.numerics import from_float32, to_float32
 
 __all__ = [
     "compute_in_float32",
+    "compute_rounded_once",
     "fail",
     "is_lowp",
     "normalize_axes",
@@ -79,5 +80,34 @@ def compute_in_float32(fn: F) -> F:
         if isinstance(result, tuple):
             return tuple(encode(v) for v in result)
         return encode(result)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def compute_rounded_once(fn: F) -> F:
+    """Run an elementwise float kernel in float32 for float16 and the low-precision types,
+    rounding each result to the input's type once (as :func:`compute_in_float32` does for
+    bfloat16 and float8), so that a formula of several steps does not round at every step.
+    """
+    inner = compute_in_float32(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not any(getattr(a, "dtype", None) == np.float16 for a in args):
+            return inner(*args, **kwargs)
+        widened = [
+            np.asarray(a, np.float32) if getattr(a, "dtype", None) == np.float16 else a
+            for a in args
+        ]
+        result = inner(*widened, **kwargs)
+
+        def narrow(value: Any) -> Any:
+            if isinstance(value, np.ndarray) and value.dtype == np.float32:
+                return value.astype(np.float16)
+            return value
+
+        if isinstance(result, tuple):
+            return tuple(narrow(v) for v in result)
+        return narrow(result)
 
     return wrapper  # type: ignore[return-value]

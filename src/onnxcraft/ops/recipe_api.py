@@ -21,6 +21,7 @@ version of an operator.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from functools import wraps
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "INTEGERS",
     "SIGNED",
     "UNSIGNED",
+    "PREFERRED_ELEMENTS",
     "NodeDraw",
     "Recipe",
     "RecipeRegistry",
@@ -47,6 +49,12 @@ __all__ = [
 ]
 
 Recipe = Callable[[OpSpec], st.SearchStrategy[NodeCase]]
+
+# The element types a runtime under test takes (None: any): type parameters are bound within
+# them where the constraint allows one, so drawing for a runtime's profile wastes few cases.
+PREFERRED_ELEMENTS: ContextVar[frozenset[ElementType] | None] = ContextVar(
+    "PREFERRED_ELEMENTS", default=None
+)
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 FLOATS = frozenset(
@@ -155,6 +163,9 @@ class NodeDraw:
             allowed = [e for e in allowed if e in wanted]
         removed = set(exclude)
         allowed = [e for e in allowed if e not in removed]
+        preferred = PREFERRED_ELEMENTS.get()
+        if preferred is not None and any(e in preferred for e in allowed):
+            allowed = [e for e in allowed if e in preferred]
         if not allowed:
             raise ValueError(
                 f"{self.spec.name}-{self.version}: no element type of {param!r} satisfies "

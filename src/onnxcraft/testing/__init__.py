@@ -8,6 +8,8 @@ in onnxcraft imports it.
     ocst.broadcastable_shapes(2)                        # shapes that broadcast together
     node_cases("Add", opset=21)                         # valid Add nodes: inputs, attributes
     check_case(case)   # evaluator, inference rules and checker agree on one drawn node
+    examples("TopK", 20, seed=1)                        # concrete cases, outside pytest
+    conformance(OnnxruntimeBackend(), operators=["TopK"])   # test a runtime (.conformance)
 
 See ``docs/testing.md`` for a walk-through.
 """
@@ -27,6 +29,7 @@ from hypothesis.errors import InvalidArgument
 from onnxcraft import specs
 from onnxcraft.specs.model import OpSpec
 from onnxcraft.testing import strategies
+from onnxcraft.testing.examples import Example, backend_value, example_of, examples
 from onnxcraft.testing.harness import (
     CaseFailure,
     Input,
@@ -38,6 +41,7 @@ from onnxcraft.testing.harness import (
     infer_case,
     problems,
 )
+from onnxcraft.testing.profile import Profile
 from onnxcraft.testing.recipes import (
     EXCLUDED,
     NodeDraw,
@@ -69,6 +73,13 @@ __all__ = [
     "evaluate_case",
     "infer_case",
     "problems",
+    # drawn cases outside pytest, and testing a runtime (onnxcraft.testing.conformance)
+    "Example",
+    "Profile",
+    "backend_value",
+    "example_of",
+    "examples",
+    "conformance",
 ]
 
 
@@ -85,3 +96,8 @@ def node_cases(
             f"node_cases: expected an OpSpec or an op_type string, got {type(operator).__name__}"
         )
     return _node_cases_of_spec(spec)
+
+
+# The conformance runner, callable as onnxcraft.testing.conformance(backend, ...); imported last,
+# as it builds on everything above.
+from onnxcraft.testing import conformance  # noqa: E402

@@ -9,7 +9,13 @@ import numpy as np
 
 from onnxcraft.dtypes import element_type_of
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
-from onnxcraft.ops.kernel_common import compute_in_float32, fail, is_lowp, normalize_axis
+from onnxcraft.ops.kernel_common import (
+    compute_in_float32,
+    compute_rounded_once,
+    fail,
+    is_lowp,
+    normalize_axis,
+)
 from onnxcraft.ops.lowp import Precision, float_values
 from onnxcraft.ops.versions import versions, versions_between
 
@@ -20,26 +26,26 @@ def _same(x: np.ndarray, value: Any) -> np.ndarray:
     return np.asarray(value).astype(x.dtype, copy=False)
 
 
-@compute_in_float32
+@compute_rounded_once
 def relu(x: Any, *, consumed_inputs: Any = None) -> np.ndarray:
     x = np.asarray(x)
     return np.asarray(np.maximum(x, np.zeros((), x.dtype)))
 
 
-@compute_in_float32
+@compute_rounded_once
 def leaky_relu(x: Any, *, alpha: float = 0.01, consumed_inputs: Any = None) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, np.where(x >= 0, x, x * alpha))
 
 
-@compute_in_float32
+@compute_rounded_once
 def elu(x: Any, *, alpha: float = 1.0, consumed_inputs: Any = None) -> np.ndarray:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
         return _same(x, np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))))
 
 
-@compute_in_float32
+@compute_rounded_once
 def selu(
     x: Any,
     *,
@@ -52,23 +58,24 @@ def selu(
         return _same(x, gamma * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))))
 
 
-@compute_in_float32
+@compute_rounded_once
 def celu(x: Any, *, alpha: float = 1.0) -> np.ndarray:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
         return _same(x, np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(x / alpha)))
 
 
-@compute_in_float32
+@compute_rounded_once
 def sigmoid(x: Any, *, consumed_inputs: Any = None) -> np.ndarray:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        # Split by sign so exp never overflows.
-        positive = 1 / (1 + np.exp(-np.abs(x)))
-        return _same(x, np.where(x >= 0, positive, 1 - positive))
+        # exp(-|x|) never overflows; for x < 0, e / (1 + e) keeps the tiny values that
+        # 1 - 1 / (1 + e) would cancel to 0.
+        e = np.exp(-np.abs(x))
+        return _same(x, np.where(x >= 0, 1 / (1 + e), e / (1 + e)))
 
 
-@compute_in_float32
+@compute_rounded_once
 def hard_sigmoid(
     x: Any, *, alpha: float = 0.2, beta: float = 0.5, consumed_inputs: Any = None
 ) -> np.ndarray:
@@ -76,37 +83,37 @@ def hard_sigmoid(
     return _same(x, np.clip(alpha * x + beta, 0, 1))
 
 
-@compute_in_float32
+@compute_rounded_once
 def hard_swish(x: Any) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, x * np.clip(x / 6 + 0.5, 0, 1))
 
 
-@compute_in_float32
+@compute_rounded_once
 def softplus(x: Any) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, np.logaddexp(0, x))
 
 
-@compute_in_float32
+@compute_rounded_once
 def softsign(x: Any) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, x / (1 + np.abs(x)))
 
 
-@compute_in_float32
+@compute_rounded_once
 def mish(x: Any) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, x * np.tanh(np.logaddexp(0, x.astype(np.float64))))
 
 
-@compute_in_float32
+@compute_rounded_once
 def thresholded_relu(x: Any, *, alpha: float = 1.0) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, np.where(x > alpha, x, 0))
 
 
-@compute_in_float32
+@compute_rounded_once
 def shrink(x: Any, *, bias: float = 0.0, lambd: float = 0.5) -> np.ndarray:
     x = np.asarray(x)
     return _same(x, np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)))
@@ -115,7 +122,7 @@ def shrink(x: Any, *, bias: float = 0.0, lambd: float = 0.5) -> np.ndarray:
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-@compute_in_float32
+@compute_rounded_once
 def gelu(x: Any, *, approximate: str = "none") -> np.ndarray:
     x = np.asarray(x)
     wide = x.astype(np.float64)
@@ -127,7 +134,7 @@ def gelu(x: Any, *, approximate: str = "none") -> np.ndarray:
     return _same(x, 0.5 * wide * (1 + np.asarray(_erf(wide / math.sqrt(2)), np.float64)))
 
 
-@compute_in_float32
+@compute_rounded_once
 def swish(x: Any, *, alpha: float = 1.0) -> np.ndarray:
     x = np.asarray(x)
     wide = x.astype(np.float64)
@@ -147,12 +154,12 @@ def swiglu(a: Any, b: Any, *, alpha: float = 1.0) -> np.ndarray:
     return _multiply(gate, b)
 
 
-@compute_in_float32
+@compute_rounded_once
 def _multiply(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.asarray(np.multiply(x, y))
 
 
-@compute_in_float32
+@compute_rounded_once
 def prelu(x: Any, slope: Any, *, consumed_inputs: Any = None) -> np.ndarray:
     x, slope = np.asarray(x), np.asarray(slope)
     try:
@@ -168,7 +175,7 @@ def prelu(x: Any, slope: Any, *, consumed_inputs: Any = None) -> np.ndarray:
         fail("PRelu", f"slope of shape {list(slope.shape)} does not broadcast to {list(x.shape)}")
 
 
-@compute_in_float32
+@compute_rounded_once
 def clip_6(
     x: Any,
     *,
@@ -180,7 +187,7 @@ def clip_6(
     return _same(x, np.clip(x, min, max))
 
 
-@compute_in_float32
+@compute_rounded_once
 def clip(x: Any, low: Any = None, high: Any = None) -> np.ndarray:
     x = np.asarray(x)
     result = x

@@ -46,6 +46,10 @@ def if_(n: NodeDraw) -> NodeCase:
     count = n.integer(1, 2)
     elem = n.draw(ocst.element_types(["tensor(float)", "tensor(int64)", "tensor(bool)"]))
     values = [n.array(elem, n.shape(max_dims=2, max_side=3)) for _ in range(2 * count)]
+    if n.version < 11:
+        # If-1's branches return values of one shape (onnx's inference merges them); If-11
+        # on allows the shapes to differ
+        values[count:] = [n.array(elem, v.shape) for v in values[:count]]
     # Each branch returns values of the enclosing graph (cap0, cap1 ...), as exporters do.
     then_branch = _identity_body(
         "then", [], [(f"t{i}", f"cap{i}", _tensor_type(values[i])) for i in range(count)]

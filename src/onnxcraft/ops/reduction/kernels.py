@@ -135,7 +135,9 @@ def top_k(
     # A stable sort keeps equal values in index order, as the standard requires.
     keys = -x if largest else x
     if x.dtype.kind in "ui" and largest:
-        keys = np.iinfo(x.dtype).max - x
+        # ~x = -x - 1 reverses the order of any integer type without wrapping (-x and
+        # max - x wrap for signed types).
+        keys = np.invert(x)
     order = np.argsort(keys, axis=a, kind="stable")
     index = np.take(order, np.arange(count), axis=a)
     return np.take_along_axis(x, index, axis=a), index.astype(np.int64)

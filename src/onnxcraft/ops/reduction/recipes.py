@@ -18,7 +18,8 @@ __all__ = ["register"]
 @recipe
 def top_k(n: NodeDraw) -> NodeCase:
     shape, axis = shape_with_nonempty_axis(n)
-    k = n.integer(0, shape[axis])
+    # TopK-1's k is an attribute, which onnx's checker wants positive; k = 0 as an input is valid
+    k = n.integer(1 if n.version == 1 else 0, shape[axis])
     x = n.tensor(0, shape)  # ties go to the lower index, as the standard says
     attrs = {"axis": axis, **n.attrs(largest=st.sampled_from([0, 1]), sorted=1)}
     if n.version == 1:

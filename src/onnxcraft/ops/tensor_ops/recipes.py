@@ -90,7 +90,7 @@ def trilu(n: NodeDraw) -> NodeCase:
 
 @recipe
 def one_hot(n: NodeDraw) -> NodeCase:
-    shape = n.shape(max_dims=3)
+    shape = n.shape(min_dims=1, max_dims=3)  # onnx's inference wants indices of rank >= 1
     depth = n.integer(1, 4)
     indices = n.tensor(0, shape, low=-depth, high=depth - 1)
     depth_in = n.scalar(depth, n.elem("T2"), rank=n.choice([0, 1]))
