@@ -597,6 +597,18 @@ MALFORMED_REGRESSORS = [
         ["nodes_values_as_tensor", "not both"],
     ),
     (_with(BASE, nodes_values=[np.nan, 0.0, 0.0]), ["nodes_values[0]", "NaN"]),
+    (
+        # The leaves listed before their parent: the first listed node would be the root.
+        _with(
+            BASE,
+            nodes_nodeids=[1, 2, 0],
+            nodes_modes=["LEAF", "LEAF", "BRANCH_LEQ"],
+            nodes_values=[0.0, 0.0, 0.5],
+            nodes_truenodeids=[0, 0, 1],
+            nodes_falsenodeids=[0, 0, 2],
+        ),
+        ["node 1 of tree 0", "listed first", "node 0 branches to it", "root before"],
+    ),
     ({k: v for k, v in BASE.items() if k != "n_targets"}, ["n_targets", "required"]),
     (_with(BASE, nodes_treeids=[], nodes_nodeids=[], nodes_modes=[]), ["no nodes"]),
 ]
