@@ -629,6 +629,7 @@ MALFORMED_V5 = [
     (_with(V5, nodes_splits=np.array([0.0])), ["nodes_splits", "float32", "float64"]),
     (_with(V5, leaf_weights=np.array([1.0, 2.0])), ["leaf_weights", "element type of X"]),
     (_with(V5, nodes_modes=np.array([9], np.uint8)), ["nodes_modes[0]", "9", "0..6"]),
+    (_with(V5, nodes_modes=np.array([6], np.int64)), ["nodes_modes", "uint8", "int64"]),
     (_with(V5, nodes_truenodeids=[5]), ["nodes_truenodeids[0]", "5", "leaf_*", "2 entries"]),
     (_with(V5, nodes_trueleafs=[0], nodes_truenodeids=[3]), ["nodes_truenodeids[0]", "nodes_*"]),
     (_with(V5, leaf_targetids=[0, 2]), ["leaf_targetids[1]", "n_targets is 1"]),

@@ -638,7 +638,7 @@ def _forest_from_v5(
     if attrs.get("nodes_modes") is None:
         fail(op, "attribute nodes_modes is required")
     modes = np.asarray(attrs["nodes_modes"]).reshape(-1)
-    if modes.dtype.kind not in "iu":
+    if modes.dtype != np.uint8:  # as onnx's checker and onnxruntime require
         fail(op, f"nodes_modes must be a uint8 tensor, got element type {modes.dtype}")
     splits = _tensor_attr(op, "nodes_splits", attrs.get("nodes_splits"), dtype)
     missing = _ints(attrs.get("nodes_missing_value_tracks_true"))
