@@ -597,6 +597,18 @@ MALFORMED_REGRESSORS = [
         ["nodes_values_as_tensor", "not both"],
     ),
     (_with(BASE, nodes_values=[np.nan, 0.0, 0.0]), ["nodes_values[0]", "NaN"]),
+    (
+        # The leaves listed before their parent: the first listed node would be the root.
+        _with(
+            BASE,
+            nodes_nodeids=[1, 2, 0],
+            nodes_modes=["LEAF", "LEAF", "BRANCH_LEQ"],
+            nodes_values=[0.0, 0.0, 0.5],
+            nodes_truenodeids=[0, 0, 1],
+            nodes_falsenodeids=[0, 0, 2],
+        ),
+        ["node 1 of tree 0", "listed first", "node 0 branches to it", "root before"],
+    ),
     ({k: v for k, v in BASE.items() if k != "n_targets"}, ["n_targets", "required"]),
     (_with(BASE, nodes_treeids=[], nodes_nodeids=[], nodes_modes=[]), ["no nodes"]),
 ]
@@ -617,6 +629,7 @@ MALFORMED_V5 = [
     (_with(V5, nodes_splits=np.array([0.0])), ["nodes_splits", "float32", "float64"]),
     (_with(V5, leaf_weights=np.array([1.0, 2.0])), ["leaf_weights", "element type of X"]),
     (_with(V5, nodes_modes=np.array([9], np.uint8)), ["nodes_modes[0]", "9", "0..6"]),
+    (_with(V5, nodes_modes=np.array([6], np.int64)), ["nodes_modes", "uint8", "int64"]),
     (_with(V5, nodes_truenodeids=[5]), ["nodes_truenodeids[0]", "5", "leaf_*", "2 entries"]),
     (_with(V5, nodes_trueleafs=[0], nodes_truenodeids=[3]), ["nodes_truenodeids[0]", "nodes_*"]),
     (_with(V5, leaf_targetids=[0, 2]), ["leaf_targetids[1]", "n_targets is 1"]),

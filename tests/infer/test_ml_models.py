@@ -181,3 +181,19 @@ def test_rule_errors_name_the_operator_and_attribute() -> None:
             leaf_targetids=[0],
             leaf_weights=np.array([1.0], np.float32),
         )
+    # A list of modes would be stored as int64, which onnx's checker and onnxruntime refuse.
+    with pytest.raises(InferenceError, match=r"nodes_modes must be a uint8 tensor, got int64"):
+        ml5.TreeEnsemble(
+            x,
+            n_targets=1,
+            tree_roots=[0],
+            nodes_modes=[0],
+            nodes_featureids=[0],
+            nodes_splits=np.array([0.5], np.float32),
+            nodes_truenodeids=[0],
+            nodes_trueleafs=[1],
+            nodes_falsenodeids=[0],
+            nodes_falseleafs=[1],
+            leaf_targetids=[0],
+            leaf_weights=np.array([1.0], np.float32),
+        )

@@ -501,7 +501,8 @@ def _forest_from_node_lists(op: str, attrs: dict[str, Any], prefix: str, n_outpu
     false_child = _child_positions(
         op, index, "nodes_falsenodeids", false_ids, branch, tree_ids, node_ids
     )
-    return _assemble_forest(
+    roots = index.first_nodes()
+    forest = _assemble_forest(
         op,
         feature=feature,
         threshold=threshold,
@@ -509,11 +510,44 @@ def _forest_from_node_lists(op: str, attrs: dict[str, Any], prefix: str, n_outpu
         missing_true=missing != 0,
         false_child=false_child,
         true_child=true_child,
-        roots=index.first_nodes(),
+        roots=roots,
         weights=_node_list_weights(op, attrs, prefix, index, n_outputs),
         members=None,
         splits_name="nodes_values",
     )
+    # After the cycle check: a cycle through a root is reported as a cycle.
+    _check_roots_listed_first(op, roots, (true_child, false_child), branch, tree_ids, node_ids)
+    return forest
+
+
+def _check_roots_listed_first(
+    op: str,
+    roots: np.ndarray,
+    children: tuple[np.ndarray, np.ndarray],
+    branch: np.ndarray,
+    tree_ids: np.ndarray,
+    node_ids: np.ndarray,
+) -> None:
+    """Fail when the first node listed for a tree is another node's child.
+
+    Before version 5 no attribute names the roots: the first node listed for a tree is its
+    root (onnxruntime reads the lists the same way). A first node that some node branches to
+    means the tree was listed children-first: the walk would start inside the tree and give a
+    silently wrong answer, so the model is refused instead.
+    """
+    parents = np.flatnonzero(branch)
+    for child_positions in children:
+        reached = child_positions[parents]
+        hit = np.flatnonzero(np.isin(reached, roots))
+        if hit.size:
+            parent, child = int(parents[hit[0]]), int(reached[hit[0]])
+            fail(
+                op,
+                f"node {int(node_ids[child])} of tree {int(tree_ids[child])} is listed first "
+                f"for its tree, which makes it the tree's root, but node "
+                f"{int(node_ids[parent])} branches to it: list each tree's root before its "
+                "other nodes",
+            )
 
 
 def _node_list_weights(
@@ -604,7 +638,7 @@ def _forest_from_v5(
     if attrs.get("nodes_modes") is None:
         fail(op, "attribute nodes_modes is required")
     modes = np.asarray(attrs["nodes_modes"]).reshape(-1)
-    if modes.dtype.kind not in "iu":
+    if modes.dtype != np.uint8:  # as onnx's checker and onnxruntime require
         fail(op, f"nodes_modes must be a uint8 tensor, got element type {modes.dtype}")
     splits = _tensor_attr(op, "nodes_splits", attrs.get("nodes_splits"), dtype)
     missing = _ints(attrs.get("nodes_missing_value_tracks_true"))

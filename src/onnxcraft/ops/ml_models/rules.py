@@ -91,6 +91,15 @@ def _check_tensor_types(
 def _tree_ensemble(ctx: InferenceContext) -> list[ValueType | None]:
     elem = ctx.elem(0)
     _check_tensor_types(ctx, elem, ("nodes_splits", "leaf_weights", "membership_values"))
+    modes = ctx.attr("nodes_modes")
+    if modes is not None and np.asarray(modes).dtype != np.uint8:
+        # The spec types the modes uint8; onnx's checker and onnxruntime refuse other types,
+        # and a Python list of modes becomes int64 unless it is given as a uint8 array.
+        found = type_string(element_type_of(np.asarray(modes).dtype))
+        raise ctx.fail(
+            f"attribute nodes_modes must be a uint8 tensor, got {found}: "
+            "pass np.array(modes, np.uint8)"
+        )
     return [Tensor(elem, (_rows(ctx), _optional_count(ctx, "n_targets")))]
 
 
