@@ -25,4 +25,15 @@ COMMANDS: tuple[Command, ...] = (
         "onnxcraft.cli.commands.compare",
         "run a model two ways and find where they disagree",
     ),
+    Command("text", "onnxcraft.cli.commands.text", "print a model in the ONNX text syntax"),
+    Command("draw", "onnxcraft.cli.commands.draw", "draw a model's graph (HTML or SVG)"),
+    Command("convert", "onnxcraft.cli.commands.convert", "convert a model to another opset"),
+    Command(
+        "to-python", "onnxcraft.cli.commands.to_python", "write the code that rebuilds a model"
+    ),
+    Command(
+        "conformance",
+        "onnxcraft.cli.commands.conformance",
+        "property-test a runtime against the standard",
+    ),
 )

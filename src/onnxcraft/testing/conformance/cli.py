@@ -16,7 +16,7 @@ from onnxcraft.testing.conformance.judge import AGREE, BACKEND_REFUSED, CLASSES
 from onnxcraft.testing.conformance.onnxruntime_backend import OnnxruntimeBackend
 from onnxcraft.testing.conformance.runner import conformance
 
-__all__ = ["main", "parser"]
+__all__ = ["add_arguments", "main", "parser", "run"]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,6 +26,12 @@ def parser() -> argparse.ArgumentParser:
         description="Test an ONNX runtime against the standard on drawn cases of every "
         "operator version its profile allows.",
     )
+    add_arguments(found)
+    return found
+
+
+def add_arguments(found: argparse.ArgumentParser) -> None:
+    """Add the options to ``found`` (``onnxcraft conformance`` shares them)."""
     found.add_argument(
         "--backend",
         default="onnxruntime",
@@ -55,7 +61,6 @@ def parser() -> argparse.ArgumentParser:
         help="cap the opset of a domain (ai.onnx=21); repeatable",
     )
     found.add_argument("--quiet", action="store_true", help="no line per operator version")
-    return found
 
 
 def _backend(text: str) -> Backend:
@@ -79,7 +84,11 @@ def _backend(text: str) -> Backend:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the conformance test the arguments describe; print the summary."""
-    args = parser().parse_args(argv)
+    return run(parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the conformance test of parsed arguments; print the summary."""
     try:
         backend = _backend(args.backend)
         profile = backend.profile
