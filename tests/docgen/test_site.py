@@ -27,6 +27,9 @@ def test_every_guide_page_and_operator_page_is_built(site: Path) -> None:
         assert (site / page.with_suffix(".html").name).is_file(), page.name
     assert (site / "operators" / "ai.onnx" / "Conv.html").is_file()
     assert (site / "operators" / "ai.onnx.ml" / "TreeEnsemble.html").is_file()
+    for page in Path("docs").glob("*/*.md"):  # sections such as the converter gallery
+        if page.parent.name != "operators":
+            assert (site / page.parent.name / page.with_suffix(".html").name).is_file(), page
 
 
 def test_no_internal_link_is_broken(site: Path) -> None:

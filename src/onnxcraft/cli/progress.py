@@ -55,9 +55,12 @@ class Progress:
             return
         steps = f", {self.steps} steps" if self.steps else ""
         text = f"onnxcraft: {self.label}{steps}, {elapsed:.1f} s"
-        self.stream.write("\r" + text.ljust(self._width))
+        line = "\r" + text.ljust(self._width)
+        # Known before the write: a Ctrl-C landing in the middle of it still finds the width
+        # to erase (close), so "interrupted" starts a clean line.
+        self._width = len(line) - 1
+        self.stream.write(line)
         self.stream.flush()
-        self._width = len(text)
         self._drawn_at = now
 
     def close(self) -> None:

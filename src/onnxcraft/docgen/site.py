@@ -13,6 +13,7 @@ MkDocs is the ``docs`` extra, not a runtime dependency: only this module imports
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import tempfile
@@ -45,6 +46,17 @@ _ORDER = (
 _ASSETS = (".svg", ".png", ".jpg", ".css", ".js")
 
 
+class _Warnings(logging.Handler):
+    """MkDocs' warnings, kept to say why a strict build failed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 class SiteError(OnnxcraftError):
     """The site could not be built: MkDocs missing, or a page it refuses."""
 
@@ -59,6 +71,16 @@ def guide_pages(folder: Path = GUIDE_DIR) -> list[Path]:
     pages = sorted(folder.glob("*.md"))
     rank = {name: i for i, name in enumerate(_ORDER)}
     return sorted(pages, key=lambda p: (rank.get(p.name, len(rank)), p.name))
+
+
+def _other_files(folder: Path) -> list[Path]:
+    """The pages and pictures in the guide's subfolders (a gallery, pictures), and the top
+    level's pictures; the operator reference is generated afresh instead."""
+    found = [p for p in folder.iterdir() if p.is_file() and p.suffix in _ASSETS]
+    for sub in folder.iterdir():
+        if sub.is_dir() and sub.name != "operators":
+            found += [p for p in sub.rglob("*") if p.is_file() and p.suffix in (*_ASSETS, ".md")]
+    return sorted(found)
 
 
 def _landing_page(guide: list[tuple[str, str]]) -> str:
@@ -82,8 +104,9 @@ def _landing_page(guide: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def _config(site_dir: Path, guide: list[tuple[str, str]]) -> str:
+def _config(site_dir: Path, guide: list[tuple[str, str]], sections: list[tuple[str, str]]) -> str:
     nav = "\n".join(f"      - {title!r}: {path}" for path, title in guide)
+    more = "".join(f"\n  - {title!r}: {path}" for path, title in sections)
     return f"""site_name: onnxcraft
 site_dir: {str(site_dir)!r}
 docs_dir: docs
@@ -110,7 +133,7 @@ nav:
   - Home: index.md
   - Guide:
 {nav}
-  - Operators: operators/README.md
+  - Operators: operators/README.md{more}
 """
 
 
@@ -133,18 +156,30 @@ def build_site(
             text = page.read_text(encoding="utf-8")
             (docs / page.name).write_text(text, encoding="utf-8")
             guide.append((page.name, _title(text, page.stem)))
-        for asset in guide_dir.iterdir():
-            if asset.suffix in _ASSETS and asset.is_file():
-                shutil.copy2(asset, docs / asset.name)
+        for asset in _other_files(guide_dir):
+            target = docs / asset.relative_to(guide_dir)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(asset, target)
         for relative, text in operator_pages.items():
             target = docs / "operators" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         (docs / "index.md").write_text(_landing_page(guide), encoding="utf-8")
         config_file = Path(staging) / "mkdocs.yml"
-        config_file.write_text(_config(out, guide), encoding="utf-8")
+        # a subfolder with an index page (the converter gallery) is a section of its own
+        sections = [
+            (f"{index.parent.name}/index.md", _title(index.read_text("utf-8"), index.parent.name))
+            for index in sorted(guide_dir.glob("*/index.md"))
+        ]
+        config_file.write_text(_config(out, guide, sections), encoding="utf-8")
+        warnings = _Warnings()
+        logger = logging.getLogger("mkdocs")
+        logger.addHandler(warnings)
         try:
             build(load_config(str(config_file)))
         except (MkDocsException, SystemExit) as exc:
-            raise SiteError(f"MkDocs refused the site: {exc}") from None
+            said = "; ".join(warnings.messages)
+            raise SiteError(f"MkDocs refused the site: {exc} {said}".strip()) from None
+        finally:
+            logger.removeHandler(warnings)
     return out / "index.html"
