@@ -169,11 +169,15 @@ def reference_mel(bands: int, n: int, rate: int, lower: float, upper: float) -> 
     Corners: the mel range cut in bands + 2 equal steps from mel(lower), mapped back to hertz
     and onto bin floor((n + 1) * f / rate), as the standard's reference and onnxruntime do.
     """
-    mel_low = 2595 * np.log10(1 + lower / 700)
-    mel_high = 2595 * np.log10(1 + upper / 700)
+    # log1p and expm1, as the standard's reference writes the mel scale: the round trip
+    # hz -> mel -> hz then lands exactly on a corner that sits on a bin boundary (log10 and
+    # 10** can miss it by an ulp and move the corner one bin).
+    mel_low = 2595 * np.log1p(lower / 700) / np.log(10)
+    mel_high = 2595 * np.log1p(upper / 700) / np.log(10)
     corners = []
     for i in range(bands + 2):
-        hz = 700 * (10 ** ((mel_low + i * (mel_high - mel_low) / (bands + 2)) / 2595) - 1)
+        mel = mel_low + i * (mel_high - mel_low) / (bands + 2)
+        hz = 700 * np.expm1(mel / 2595 * np.log(10))
         corners.append(int(np.floor((n + 1) * hz / rate)))
     out = np.zeros((n // 2 + 1, bands))
     for band in range(bands):

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
@@ -107,6 +107,8 @@ def test_window_rule_matches_the_evaluator(
 
 @settings(max_examples=40, deadline=None)
 @given(mel_cases())
+# a corner on the last bin's boundary, where a less exact mel round trip misplaced it
+@example(MelCase(1, 1, 3399, np.float32(1699.5), np.float32(1699.5), 1))
 def test_mel_weight_matrix_rule_matches_the_evaluator(case: MelCase) -> None:
     inputs = case.inputs()
     args = [oc.arg(f"in{i}", value.dtype, ()) for i, value in enumerate(inputs)]

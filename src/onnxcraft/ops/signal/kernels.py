@@ -316,12 +316,18 @@ def blackman_window(size: Any, *, output_datatype: int = 1, periodic: int = 1) -
 # -- MelWeightMatrix -----------------------------------------------------------------------------
 
 
+# The mel scale through log1p and expm1, as the standard's reference writes it: the round
+# trip hz -> mel -> hz is then exact where corners sit on bin boundaries (log10 and 10**
+# missed 1699.5 by an ulp, moving a corner one bin).
+_LN10 = float(np.log(10.0))
+
+
 def _hz_to_mel(hz: np.ndarray | float) -> Any:
-    return 2595.0 * np.log10(1.0 + np.asarray(hz, dtype=np.float64) / 700.0)
+    return 2595.0 * np.log1p(np.asarray(hz, dtype=np.float64) / 700.0) / _LN10
 
 
 def _mel_to_hz(mel: np.ndarray) -> np.ndarray:
-    return np.asarray(700.0 * (np.power(10.0, mel / 2595.0) - 1.0))
+    return np.asarray(700.0 * np.expm1(mel / 2595.0 * _LN10))
 
 
 def _mel_edges(bands: int, dft_length: int, rate: int, lower: float, upper: float) -> np.ndarray:
