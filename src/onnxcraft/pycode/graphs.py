@@ -19,7 +19,16 @@ from onnxcraft.errors import CodeGenerationError
 from onnxcraft.ir import Attribute, Function, Graph, Model, Node, TensorData
 from onnxcraft.pycode.attributes import attribute_expr
 from onnxcraft.pycode.identifiers import Identifiers, is_plain_identifier
-from onnxcraft.pycode.layout import LINE_LENGTH, Expr, Group, call, fill, layout, shortened
+from onnxcraft.pycode.layout import (
+    LINE_LENGTH,
+    Expr,
+    Group,
+    call,
+    fill,
+    flat,
+    layout,
+    shortened,
+)
 from onnxcraft.pycode.modules import OpsetModules
 from onnxcraft.pycode.values import Imports, string_text, type_expr
 from onnxcraft.pycode.weights import Weights
@@ -340,7 +349,13 @@ class GraphWriter:
         lines.extend(layout(Group(f"def {function}(", tuple(parameters), "):"), indent))
         inner = indent + _INDENT
         lines.extend(self.initializers(graph, scope, inner))
-        lines.extend(self.nodes(live_nodes(graph), scope, inner))
+        live = live_nodes(graph)
+        if len(live) < len(graph.nodes):
+            lines.append(
+                f"{inner}# ({len(graph.nodes) - len(live)} node(s) no output of this body needs "
+                f"are left out)"
+            )
+        lines.extend(self.nodes(live, scope, inner))
         results = tuple(self.read(o.name, scope, f"subgraph {graph.name!r}") for o in graph.outputs)
         lines.extend(layout(Group("[", results, "]"), inner, prefix="return "))
         lines.append("")
@@ -382,21 +397,27 @@ class GraphWriter:
             self.ids.reserve(input_name)
             scope.env[input_name] = input_name
             parameters.append(input_name)
-        attributes = [*function.attributes, *(a.name for a in function.attribute_defaults)]
-        if attributes:
+        # An attribute with a default (IR 9) becomes a parameter with that default: each call
+        # then carries the value, which means the same.
+        defaults: dict[str, Expr] = {a: "None" for a in function.attributes}
+        for attr in function.attribute_defaults:
+            defaults[attr.name] = attribute_expr(
+                where, attr, self.imports, lambda t: self.tensor(t, f"{function.name}_default")
+            )
+        if defaults:
             parameters.append("*")
-        for attribute in attributes:
+        for attribute, default in defaults.items():
             if not is_plain_identifier(attribute):
                 raise CodeGenerationError(
                     f"to_python: {where}: attribute name {attribute!r} is not a Python identifier"
                 )
             self.ids.reserve(attribute)
             scope.function_attributes[attribute] = attribute
-            parameters.append(f"{attribute}=None")
+            parameters.append(f"{attribute}={flat(default)}")
         version = self.model.opset_imports.get(function.domain, 1)
         decorator = f"@oc.function({string_text(function.domain)}, {string_text(function.name)}"
         decorator += f", version={version})" if version != 1 else ")"
-        lines = [decorator, f"def {name}({', '.join(parameters)}):"]
+        lines = [decorator, *layout(Group(f"def {name}(", tuple(parameters), "):"), "")]
         lines.extend(self.nodes(function.nodes, scope, _INDENT))
         results = [self.read(o, scope, where) for o in function.outputs]
         if len(results) == 1:
