@@ -18,7 +18,7 @@ from pathlib import Path
 import onnxcraft as oc
 from onnxcraft.io import model_ir
 from onnxcraft.ir import Graph
-from onnxcraft.pycode.graphs import live_nodes
+from onnxcraft.pycode.walk import live_nodes
 from tests.node_cases import case_names, load_case
 from tests.pycode.roundtrip import differences, normalized, rebuild, same_values
 
