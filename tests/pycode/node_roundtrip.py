@@ -18,9 +18,9 @@ from pathlib import Path
 import onnxcraft as oc
 from onnxcraft.io import model_ir
 from onnxcraft.ir import Graph
-from onnxcraft.pycode.graphs import live_nodes
+from onnxcraft.pycode.walk import live_nodes
 from tests.node_cases import case_names, load_case
-from tests.pycode.roundtrip import differences, rebuild, same_values
+from tests.pycode.roundtrip import differences, normalized, rebuild, same_values
 
 
 def dead_nodes(graph: Graph) -> int:
@@ -86,6 +86,7 @@ def main() -> int:
     for name, reason in sorted(failures.items()):
         print(f"{name}: {reason[:300]}")
     print(f"{len(names) - len(failures)} of {len(names)} exact; {elapsed:.1f} s")
+    print(f"normalized in the comparison (occurrences): {normalized}")
     return 0
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import AttributeProto, TensorProto, helper
 
 import onnxcraft as oc
 from onnxcraft.dtypes import ElementType, numpy_dtype
@@ -234,6 +234,42 @@ def test_custom_operators(tmp_path: Path) -> None:
     assert differences(model, rebuilt) == []
     assert ruff_problems(tmp_path) == ""
     assert 'domain="my.ops"' in source and "version=2" in source and "outputs=2" in source
+
+
+def test_function_attribute_defaults_become_parameter_defaults(tmp_path: Path) -> None:
+    body = helper.make_node("LeakyRelu", ["a"], ["b"])
+    body.attribute.append(helper.make_attribute_ref("alpha", AttributeProto.FLOAT))
+    function = helper.make_function(
+        "my.domain",
+        "Leaky",
+        ["a"],
+        ["b"],
+        [body],
+        [helper.make_opsetid("", 21)],
+        attribute_protos=[helper.make_attribute("alpha", 0.5)],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Leaky", ["x"], ["y"], domain="my.domain"),
+            helper.make_node("Leaky", ["y"], ["z"], domain="my.domain", alpha=0.25),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [3])],
+    )
+    model = helper.make_model(
+        graph,
+        functions=[function],
+        opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("my.domain", 1)],
+        ir_version=10,
+    )
+    source, rebuilt = rebuild(model, tmp_path)
+    assert "def leaky(a, *, alpha=0.5):" in source
+    x = {"x": np.array([-4.0, 0.0, 2.0], np.float32)}
+    assert same_values(oc.evaluate(model, x)["z"], oc.evaluate(rebuilt, x)["z"])
+    assert ruff_problems(tmp_path) == ""
+    # The same meaning, written otherwise: the calls carry the value, the function no default.
+    assert any("attribute defaults" in d for d in differences(model, rebuilt))
 
 
 def test_keep_names_names_every_value(tmp_path: Path) -> None:

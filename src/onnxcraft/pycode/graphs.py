@@ -9,60 +9,34 @@ allocator for the whole module, so that no body shadows a name it reads from out
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from onnxcraft.core.opinfo import VARIADIC, OpInfo, op_info
+from onnxcraft.core.opinfo import OpInfo, op_info
 from onnxcraft.errors import CodeGenerationError
 from onnxcraft.ir import Attribute, Function, Graph, Model, Node, TensorData
 from onnxcraft.pycode.attributes import attribute_expr
+from onnxcraft.pycode.calls import (
+    assignment,
+    check_arity,
+    counted,
+    has_graphs,
+    is_default,
+    keyword,
+    trim_inputs,
+    variadic_outputs,
+)
 from onnxcraft.pycode.identifiers import Identifiers, is_plain_identifier
-from onnxcraft.pycode.layout import LINE_LENGTH, Expr, Group, call, fill, layout, shortened
+from onnxcraft.pycode.layout import LINE_LENGTH, Expr, Group, call, flat, layout, shortened
 from onnxcraft.pycode.modules import OpsetModules
 from onnxcraft.pycode.values import Imports, string_text, type_expr
+from onnxcraft.pycode.walk import bodies, declared_outputs, live_nodes, referenced_names
 from onnxcraft.pycode.weights import Weights
 from onnxcraft.specs import is_standard_domain, resolve_since_version
 from onnxcraft.types import ValueType
 
-__all__ = ["GraphWriter", "referenced_names"]
+__all__ = ["GraphWriter", "Scope"]
 
 _INDENT = "    "
-
-
-def referenced_names(graph: Graph) -> set[str]:
-    """Every value name a graph's nodes read or its outputs give, its subgraphs' included."""
-    found = {o.name for o in graph.outputs}
-    for node in graph.nodes:
-        found.update(node.inputs)
-        for body in _bodies(node):
-            found |= referenced_names(body)
-    return found
-
-
-def _bodies(node: Node) -> list[Graph]:
-    result: list[Graph] = []
-    for attr in node.attributes:
-        if attr.type == "GRAPH" and attr.value is not None:
-            result.append(attr.value)
-        elif attr.type == "GRAPHS":
-            result.extend(attr.value or [])
-    return result
-
-
-def live_nodes(graph: Graph) -> list[Node]:
-    """The nodes some output of ``graph`` depends on (the DSL builds only those)."""
-    live = {o.name for o in graph.outputs}
-    kept: list[Node] = []
-    for node in reversed(graph.nodes):
-        if any(name and name in live for name in node.outputs):
-            kept.append(node)
-            live.update(node.inputs)
-            for body in _bodies(node):
-                live |= referenced_names(body)
-    kept.reverse()
-    return kept
 
 
 @dataclass
@@ -96,13 +70,13 @@ class GraphWriter:
         # The types the model declares for graph (and body) outputs, which the code states with
         # with_type(): inference from the node alone may know less (a shape read from data).
         self.declared: dict[str, ValueType] = {}
-        _declared_outputs(model.graph, self.declared)
+        declared_outputs(model.graph, self.declared)
         self.consumed: set[str] = referenced_names(model.graph)
         for function in model.functions:
             self.consumed.update(function.outputs)
             for node in function.nodes:
                 self.consumed.update(node.inputs)
-                for body in _bodies(node):
+                for body in bodies(node):
                     self.consumed |= referenced_names(body)
 
     # -- tensors ----------------------------------------------------------------------------
@@ -124,7 +98,7 @@ class GraphWriter:
     def node(self, node: Node, scope: Scope, indent: str) -> list[str]:
         where = f"node {node.name or node.op_type!r} ({node.domain or 'ai.onnx'}::{node.op_type})"
         lines: list[str] = []
-        args: list[Expr] = [self.read(name, scope, where) for name in _trim(node.inputs)]
+        args: list[Expr] = [self.read(name, scope, where) for name in trim_inputs(node.inputs)]
         keywords: list[Expr] = []
         key = (node.domain, node.op_type)
         info: OpInfo | None = None
@@ -154,12 +128,12 @@ class GraphWriter:
                 )
             info = op_info(node.domain, node.op_type, since)
             callee = f"{alias}.{node.op_type}"
-            _check_arity(node, info, where)
+            check_arity(node, info, where)
         else:
             callee = "oc.custom_op"
             args.insert(0, string_text(node.op_type))
         for attr in node.attributes:
-            if info is not None and _is_default(attr, info):
+            if info is not None and is_default(attr, info):
                 continue  # the DSL writes a spec default as an absent attribute, its meaning
             value, body_lines = self.attribute(node, attr, info, scope, indent, where)
             lines.extend(body_lines)
@@ -174,9 +148,9 @@ class GraphWriter:
         targets, tuple_result = self.targets(node, info, scope, where)
         if (
             info is not None
-            and _variadic_outputs(info)
-            and not _has_graphs(info)
-            and not _counted(node)
+            and variadic_outputs(info)
+            and not has_graphs(info)
+            and not counted(node)
         ):
             keywords.append(f"outputs_count={len(node.outputs)}")
         expr = Group(f"{callee}(", (*args, *keywords), ")")
@@ -186,7 +160,7 @@ class GraphWriter:
             for i, name in enumerate(node.outputs)
             if name in self.declared
         }
-        lines.extend(self.assignment(targets, expr, tuple_result, named, typed, indent))
+        lines.extend(assignment(targets, expr, tuple_result, named, typed, indent))
         return lines
 
     def attribute(
@@ -238,7 +212,7 @@ class GraphWriter:
             value = attribute_expr(
                 where, attr, self.imports, lambda t: self.tensor(t, f"{node.op_type}_{attr.name}")
             )
-        return _keyword(attr.name, value), lines
+        return keyword(attr.name, value), lines
 
     def targets(
         self, node: Node, info: OpInfo | None, scope: Scope, where: str
@@ -246,7 +220,7 @@ class GraphWriter:
         """The Python names the call's results are assigned to ("_" for an absent output),
         and whether the call returns a tuple to unpack."""
         outputs = list(node.outputs)
-        if info is not None and not _variadic_outputs(info):
+        if info is not None and not variadic_outputs(info):
             outputs += [""] * (len(info.outputs) - len(outputs))
             tuple_result = len(info.outputs) > 1
         elif info is not None:
@@ -282,35 +256,6 @@ class GraphWriter:
                 result[index] = name
         return result
 
-    def assignment(
-        self,
-        targets: list[str],
-        expr: Expr,
-        tuple_result: bool,
-        named: dict[int, str],
-        typed: dict[int, str],
-        indent: str,
-    ) -> list[str]:
-        if not tuple_result:
-            suffix = f".named({string_text(named[0])})" if 0 in named else ""
-            suffix += f".with_type({typed[0]})" if 0 in typed else ""
-            return layout(expr, indent, prefix=f"{targets[0]} = ", suffix=suffix)
-        if all(t == "_" for t in targets):
-            raise CodeGenerationError("to_python: a node whose outputs are all absent")
-        if len(targets) == 1:
-            lines = layout(expr, indent, prefix=f"({targets[0]},) = ")
-        elif len(indent) + len(", ".join(targets)) + 20 <= LINE_LENGTH:
-            lines = layout(expr, indent, prefix=f"{', '.join(targets)} = ")
-        else:  # a long target list gets lines of its own: (a, b, ...) = call
-            head = [f"{indent}(", *fill(targets, indent + _INDENT)]
-            lines = [*head, *layout(expr, indent, prefix=") = ")]
-        for index, target in enumerate(targets):
-            calls = f".named({string_text(named[index])})" if index in named else ""
-            calls += f".with_type({typed[index]})" if index in typed else ""
-            if calls:
-                lines.append(f"{indent}{target}{calls}")
-        return lines
-
     def read(self, name: str, scope: Scope, where: str) -> str:
         if not name:
             return "None"
@@ -340,7 +285,13 @@ class GraphWriter:
         lines.extend(layout(Group(f"def {function}(", tuple(parameters), "):"), indent))
         inner = indent + _INDENT
         lines.extend(self.initializers(graph, scope, inner))
-        lines.extend(self.nodes(live_nodes(graph), scope, inner))
+        live = live_nodes(graph)
+        if len(live) < len(graph.nodes):
+            lines.append(
+                f"{inner}# ({len(graph.nodes) - len(live)} node(s) no output of this body needs "
+                f"are left out)"
+            )
+        lines.extend(self.nodes(live, scope, inner))
         results = tuple(self.read(o.name, scope, f"subgraph {graph.name!r}") for o in graph.outputs)
         lines.extend(layout(Group("[", results, "]"), inner, prefix="return "))
         lines.append("")
@@ -382,21 +333,27 @@ class GraphWriter:
             self.ids.reserve(input_name)
             scope.env[input_name] = input_name
             parameters.append(input_name)
-        attributes = [*function.attributes, *(a.name for a in function.attribute_defaults)]
-        if attributes:
+        # An attribute with a default (IR 9) becomes a parameter with that default: each call
+        # then carries the value, which means the same.
+        defaults: dict[str, Expr] = {a: "None" for a in function.attributes}
+        for attr in function.attribute_defaults:
+            defaults[attr.name] = attribute_expr(
+                where, attr, self.imports, lambda t: self.tensor(t, f"{function.name}_default")
+            )
+        if defaults:
             parameters.append("*")
-        for attribute in attributes:
+        for attribute, default in defaults.items():
             if not is_plain_identifier(attribute):
                 raise CodeGenerationError(
                     f"to_python: {where}: attribute name {attribute!r} is not a Python identifier"
                 )
             self.ids.reserve(attribute)
             scope.function_attributes[attribute] = attribute
-            parameters.append(f"{attribute}=None")
+            parameters.append(f"{attribute}={flat(default)}")
         version = self.model.opset_imports.get(function.domain, 1)
         decorator = f"@oc.function({string_text(function.domain)}, {string_text(function.name)}"
         decorator += f", version={version})" if version != 1 else ")"
-        lines = [decorator, f"def {name}({', '.join(parameters)}):"]
+        lines = [decorator, *layout(Group(f"def {name}(", tuple(parameters), "):"), "")]
         lines.extend(self.nodes(function.nodes, scope, _INDENT))
         results = [self.read(o, scope, where) for o in function.outputs]
         if len(results) == 1:
@@ -404,82 +361,3 @@ class GraphWriter:
         else:
             lines.extend(layout(Group("[", tuple(results), "]"), _INDENT, prefix="return "))
         return lines
-
-
-def _keyword(name: str, value: Expr) -> Expr:
-    if isinstance(value, str):
-        return f"{name}={value}"
-    return Group(f"{name}={value.opening}", value.items, value.closing)
-
-
-def _declared_outputs(graph: Graph, found: dict[str, ValueType]) -> None:
-    for info in graph.outputs:
-        if info.type is not None:
-            found[info.name] = info.type
-    for node in graph.nodes:
-        for body in _bodies(node):
-            _declared_outputs(body, found)
-
-
-def _is_default(attr: Attribute, info: OpInfo) -> bool:
-    """Whether ``attr`` holds its operator's default (what an absent attribute means)."""
-    spec = info.attributes.get(attr.name)
-    if spec is None or spec.default is None or attr.ref or spec.type != attr.type:
-        return False
-    value, default = attr.value, spec.default
-    if attr.type == "FLOAT":
-        return bool(np.float32(value) == np.float32(default)) and not math.isnan(value)
-    if attr.type in ("INT", "STRING"):
-        return bool(value == default) and type(value) is type(default)
-    if attr.type in ("INTS", "STRINGS"):
-        return isinstance(default, (list, tuple)) and list(value) == list(default)
-    if attr.type == "FLOATS":
-        return isinstance(default, (list, tuple)) and [np.float32(v) for v in value] == [
-            np.float32(v) for v in default
-        ]
-    return False
-
-
-def _trim(inputs: list[str]) -> list[str]:
-    """A node's inputs without the absent ones at the end (the DSL drops trailing Nones)."""
-    result = list(inputs)
-    while result and not result[-1]:
-        result.pop()
-    return result
-
-
-def _variadic_outputs(info: OpInfo) -> bool:
-    return bool(info.outputs) and info.outputs[-1].option == VARIADIC
-
-
-def _check_arity(node: Node, info: OpInfo, where: str) -> None:
-    """A call the generated function cannot take (too few or too many inputs or outputs) is
-    refused here, not left to fail as a Python TypeError in the generated code."""
-    given = len(_trim(node.inputs))
-    maximum = info.max_inputs
-    if given < info.min_inputs or (maximum is not None and given > maximum):
-        if maximum is None:
-            expected = f"at least {info.min_inputs}"
-        elif maximum == info.min_inputs:
-            expected = str(maximum)
-        else:
-            expected = f"{info.min_inputs} to {maximum}"
-        raise CodeGenerationError(
-            f"to_python: {where}: expected {expected} inputs for {node.op_type} version "
-            f"{info.since_version}, got {given}"
-        )
-    if not _variadic_outputs(info) and len(node.outputs) > len(info.outputs):
-        raise CodeGenerationError(
-            f"to_python: {where}: expected at most {len(info.outputs)} outputs for "
-            f"{node.op_type} version {info.since_version}, got {len(node.outputs)}"
-        )
-
-
-def _counted(node: Node) -> bool:
-    """Whether the node's ``num_outputs`` attribute already gives its number of outputs."""
-    attr = node.attribute("num_outputs")
-    return attr is not None and attr.type == "INT" and attr.value == len(node.outputs)
-
-
-def _has_graphs(info: OpInfo) -> bool:
-    return any(a.type in ("GRAPH", "GRAPHS") for a in info.attributes.values())

@@ -15,12 +15,13 @@ from typing import Any
 from onnxcraft.errors import ArgumentError, CodeGenerationError
 from onnxcraft.io import model_ir
 from onnxcraft.ir import Graph, Model
-from onnxcraft.pycode.graphs import GraphWriter, Scope, live_nodes
+from onnxcraft.pycode.graphs import GraphWriter, Scope
 from onnxcraft.pycode.identifiers import Identifiers
 from onnxcraft.pycode.layout import LINE_LENGTH, Expr, Group, call, layout, shortened
 from onnxcraft.pycode.modules import MAIN_ALIASES, OpsetModules
 from onnxcraft.pycode.texts import check_texts
 from onnxcraft.pycode.values import Imports, dtype_expr, shape_expr, string_text, type_expr
+from onnxcraft.pycode.walk import live_nodes
 from onnxcraft.pycode.weights import WEIGHTS_VARIABLE, Weights
 from onnxcraft.types import Tensor
 from onnxcraft.version import __version__
