@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.dtypes import element_type_of, type_string
 from onnxcraft.errors import CommandLineError
+from onnxcraft.numerics import to_float32
 from onnxcraft.proto.value_files import serialize_value
 
 __all__ = ["describe", "write_values"]
@@ -62,9 +64,12 @@ def describe(value: Any) -> str:
         return "none"
     array = np.asarray(value)
     shape = f"[{', '.join(str(d) for d in array.shape)}]"
-    if array.size == 0 or array.dtype.kind not in "biuf":
-        return f"{array.dtype.name}{shape}"
-    data = array.astype(np.float64)
+    low_precision = array.dtype.names is not None  # bfloat16, float8 ... held as their bits
+    name = type_string(element_type_of(array.dtype)) if low_precision else array.dtype.name
+    name = "string" if array.dtype == object else name  # onnxcraft holds strings as objects
+    if array.size == 0 or (array.dtype.kind not in "biuf" and not low_precision):
+        return f"{name}{shape}"
+    data = (to_float32(array) if low_precision else array).astype(np.float64)
     finite = data[np.isfinite(data)]
     stats = (
         f"min {finite.min():.6g}, max {finite.max():.6g}, mean {finite.mean():.6g}"
@@ -73,4 +78,4 @@ def describe(value: Any) -> str:
     )
     extra = f", {data.size - finite.size} not finite" if finite.size != data.size else ""
     count = f" ({math.prod(array.shape)} values)" if array.ndim else ""
-    return f"{array.dtype.name}{shape}{count}: {stats}{extra}"
+    return f"{name}{shape}{count}: {stats}{extra}"
