@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -28,34 +29,49 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"  # screenshots, git-ignored
+# Screenshots and other things a person may want to look at after a run (git-ignored);
+# ONNXCRAFT_TEST_ARTIFACTS names another folder.
+ARTIFACTS = Path(
+    os.environ.get("ONNXCRAFT_TEST_ARTIFACTS", Path(__file__).resolve().parent / "artifacts")
+)
+HOW_TO_GET_ONE = (
+    "these tests look at pages in headless Chromium driven by playwright: install Debian's "
+    "browser (`apt-get install -y chromium`, which .ci/run does) and the playwright package "
+    "(`pip install -e '.[dev]'`); playwright's own browser download (`playwright install`) "
+    "is not used"
+)
 
 
 def chromium_path() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and Path("/usr/bin/chromium").exists():
+        found = "/usr/bin/chromium"
     if found is None:
-        pytest.fail(
-            "these tests look at pages in a real browser and none was found: install Debian's "
-            "chromium (`apt-get install chromium`; .ci/run does) and playwright "
-            '(`pip install -e ".[dev]"`)'
-        )
+        pytest.fail(f"no chromium executable found: {HOW_TO_GET_ONE}", pytrace=False)
     return found
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A fresh headless Chromium (playwright's Browser)."""
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(f"the playwright package is not installed: {HOW_TO_GET_ONE}", pytrace=False)
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 @contextmanager
 def browser_page(width: int = 1280, height: int = 900) -> Iterator[Any]:
     """A page of a fresh headless Chromium."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail('playwright is missing: pip install -e ".[dev]"')
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 @contextmanager
@@ -79,7 +95,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def screenshot(page: Any, name: str) -> Path:
     """Keep a screenshot of ``page`` as a test artifact (tests/artifacts/NAME.png)."""
-    ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path), full_page=False)
     return path

@@ -15,8 +15,6 @@ Without a browser the test fails, saying how to get one: it never skips.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,49 +22,19 @@ from typing import Any
 import pytest
 
 import onnxcraft as oc
+from tests.browser import ARTIFACTS as SHARED_ARTIFACTS
+from tests.browser import chromium
 from tests.draw.models import resnet50
 from tests.node_cases import node_tests_root
 
 REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("ONNXCRAFT_TEST_ARTIFACTS", REPO / "tests" / "artifacts")) / "draw"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-HOW_TO_GET_ONE = (
-    "the picture tests need headless Chromium driven by playwright: install Debian's browser "
-    "(`apt-get install -y chromium`, which .ci/run does) and the playwright package (`pip "
-    "install -e '.[dev]'`); playwright's own browser download (`playwright install`) is not "
-    "used"
-)
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None and Path("/usr/bin/chromium").exists():
-        found = "/usr/bin/chromium"
-    if found is None:
-        pytest.fail(f"no chromium executable found: {HOW_TO_GET_ONE}", pytrace=False)
-    return found
+ARTIFACTS = SHARED_ARTIFACTS / "draw"
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    executable = _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail(f"the playwright package is not installed: {HOW_TO_GET_ONE}", pytrace=False)
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def _example_model(tmp_path: Path) -> Path:
