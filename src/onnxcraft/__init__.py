@@ -14,6 +14,7 @@ The public API is listed in ``__all__``, grouped by concern; everything else is 
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 from onnxcraft import ir
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from onnxcraft.codegen.user import load_opset
     from onnxcraft.convert.engine import convert_version
     from onnxcraft.core.check import check
+    from onnxcraft.draw.api import Drawing
     from onnxcraft.evaluate.evaluator import Evaluator
     from onnxcraft.evaluate.kernels import register_kernel
     from onnxcraft.evaluate.limits import Limits
@@ -183,7 +185,7 @@ def compare(
 from onnxcraft import draw as _draw_package  # noqa: E402, F401
 
 
-def draw(model: Any, path: Any = None) -> Any:
+def draw(model: Any, path: str | os.PathLike[str] | None = None) -> Drawing:
     """A picture of ``model``'s graph (a model, a Var or list of Vars): an
     :class:`onnxcraft.draw.api.Drawing` with ``svg`` and ``html``; written to ``path`` when
     given (``.svg`` or ``.html``). See :func:`onnxcraft.draw.api.draw`.

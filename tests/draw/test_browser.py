@@ -164,3 +164,42 @@ def test_page_in_chromium(name: str, browser: Any, tmp_path: Path) -> None:
         assert errors == []
     finally:
         page.close()
+
+
+def test_without_a_browser_the_test_fails_saying_how_to_get_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(Path, "exists", lambda self: False)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y chromium"):
+        _chromium()
+
+
+def test_pan_and_zoom(browser: Any, tmp_path: Path) -> None:
+    path = _html("resnet50", tmp_path)
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        page.goto(path.as_uri())
+
+        def view_box() -> list[float]:
+            text = page.get_attribute(".oc-view svg", "viewBox") or ""
+            return [float(v) for v in text.split()]
+
+        start = view_box()
+        page.mouse.move(500, 400)
+        page.mouse.wheel(0, -400)  # zoom in around the pointer: a smaller part of the picture
+        zoomed = view_box()
+        assert zoomed[2] < start[2] and zoomed[3] < start[3]
+        page.mouse.move(500, 400)
+        page.mouse.down()
+        page.mouse.move(400, 300, steps=5)  # drag up and left: the picture follows
+        page.mouse.up()
+        panned = view_box()
+        assert panned[0] > zoomed[0] and panned[1] > zoomed[1]
+        assert panned[2:] == zoomed[2:]
+        page.click(".oc-fit")
+        page.click(".oc-zoom-out")
+        assert view_box()[2] > panned[2]
+        page.screenshot(path=str(ARTIFACTS / "resnet50-zoomed-out.png"))
+    finally:
+        page.close()

@@ -162,3 +162,30 @@ def test_a_var_that_cannot_be_drawn_shows_as_text() -> None:
     # a value traced inside a body, using the graph around it, is not a graph of its own:
     # no picture (the notebook shows its text), not an exception
     assert captured[0]._repr_svg_() is None
+
+
+def test_a_broken_model_with_a_cycle_is_still_drawn_with_edges_reversed() -> None:
+    graph = oc.ir.Graph(
+        name="cycle",
+        nodes=[
+            oc.ir.Node("Neg", ["b"], ["a"], name="first"),
+            oc.ir.Node("Abs", ["a"], ["b"], name="second"),
+        ],
+        outputs=[oc.ir.ValueInfo("a")],
+    )
+    drawing = oc.draw(oc.ir.Model(graph, opset_imports={"": 21}, ir_version=10))
+    assert {b.item.name for b in drawing.boxes()} >= {"first", "second"}
+    assert any(route.flipped for route in drawing.layout.routes)
+    assert problems(drawing) == []
+
+
+def test_a_graph_without_nodes_is_drawn() -> None:
+    graph = oc.ir.Graph(
+        name="empty",
+        inputs=[oc.ir.ValueInfo("x", oc.Tensor(np.float32, (2,)))],
+        outputs=[oc.ir.ValueInfo("x", oc.Tensor(np.float32, (2,)))],
+    )
+    drawing = oc.draw(oc.ir.Model(graph, opset_imports={"": 21}, ir_version=10))
+    assert [b.item.kind for b in drawing.boxes()] == ["input", "output"]
+    assert problems(drawing) == []
+    assert "<svg" in drawing.svg

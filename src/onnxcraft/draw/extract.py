@@ -149,10 +149,17 @@ class _GraphScene:
         return index
 
     def _nodes(self, nodes: list[ir.Node]) -> None:
-        for node in nodes:
-            self._node(node)
+        # Every node's outputs are known before any input is linked: a graph out of
+        # topological order (invalid, but worth a picture) is drawn as it connects.
+        produced = {name for node in nodes for name in node.outputs if name}
+        pending = [self._node(node, produced) for node in nodes]
+        for index, names in pending:
+            for name in names:
+                self._link_from(name, index)
 
-    def _node(self, node: ir.Node) -> None:
+    def _node(self, node: ir.Node, produced: set[str]) -> tuple[int, list[str]]:
+        """The node's box and its values' labels; returns the box and the names it reads
+        (its inputs, then what its bodies take from outside), linked once all are made."""
         op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
         lines = [clip(node.name)] if node.name else []
         shown = 0
@@ -163,7 +170,7 @@ class _GraphScene:
             shown += 1
         read: list[int] = []
         for slot, name in enumerate(node.inputs):
-            tensor = None if name in self.sources else self.inlined.get(name)
+            tensor = None if name in produced else self.inlined.get(name)
             if tensor is not None:
                 lines.append(clip(f"{clip(name, 16)}: {tensor_summary(tensor)}"))
             elif name:
@@ -172,14 +179,11 @@ class _GraphScene:
         item.details = self._node_details(node, op)
         item.bodies, captured = self._bodies(node)
         index = self.scene.add(item)
-        for slot in read:
-            self._link_from(node.inputs[slot], index)
-        # the values its bodies take from this graph (or from further out) enter through it
-        for name in captured:
-            self._link_from(name, index)
         for name in node.outputs:
             if name:
                 self._produced(name, index)
+        # the values its bodies take from this graph (or from further out) enter through it
+        return index, [node.inputs[slot] for slot in read] + captured
 
     def _produced(self, name: str, producer: int) -> None:
         value_type = self.types.get(name)

@@ -144,8 +144,10 @@ class _Layout:
         layers = order_layers(layers, up, down, sweeps=4 if large else 8)
         node_widths = widths + [0.0] * (total - count)
         gaps = [_GAP.get(item.kind, 8.0) for item in items] + [_GAP["dummy"]] * (total - count)
-        weights = [1.0] * count + [4.0] * (total - count)
-        x = place_layers(layers, node_widths, up, down, weights, gaps, sweeps=1 if large else 4)
+        weights = [4.0] * count + [1.0] * (total - count)
+        x = place_layers(
+            layers, node_widths, up, down, weights, gaps, boxes=count, sweeps=1 if large else 4
+        )
         band_top, band_height = self._bands(layers, heights, count)
         boxes = []
         for index, item in enumerate(items):

@@ -4,8 +4,9 @@ Within a layer the order is fixed (crossing reduction chose it) and neighbours m
 so the x centres are found by a few sweeps in which each box wants to sit at the mean x of its
 neighbours in the layer just placed, and the layer takes the closest positions that keep the
 order and the gaps: a weighted isotonic regression, solved exactly by pooling adjacent
-violators in linear time. Dummy points of long edges weigh more, which keeps long edges
-straight. Boxes cannot overlap: the gaps are constraints, not wishes.
+violators in linear time. Boxes weigh more than the dummy points of long edges and line up
+with the boxes next to them, so that chains of boxes run straight and long edges bend around
+them. Boxes cannot overlap: the gaps are constraints, not wishes.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ def place_layers(
     weights: list[float],
     gap: list[float],
     *,
+    boxes: int,
     sweeps: int = 4,
 ) -> list[float]:
-    """The x centre of every node; ``gap[v]`` is the room ``v`` wants on each side."""
+    """The x centre of every node; ``gap[v]`` is the room ``v`` wants on each side; nodes
+    below ``boxes`` are boxes, the others dummy points of long edges."""
     x = [0.0] * len(widths)
     for row in layers:  # packed from the left to start with
         cursor = 0.0
@@ -45,14 +48,14 @@ def place_layers(
     up_pass = list(reversed(order[:widest]))
     for _ in range(sweeps):
         for index in down_pass:
-            _fit_row(layers[index], offsets[index], x, up, weights)
+            _fit_row(layers[index], offsets[index], x, up, weights, boxes)
         for index in up_pass:
-            _fit_row(layers[index], offsets[index], x, down, weights)
+            _fit_row(layers[index], offsets[index], x, down, weights, boxes)
         down_pass, up_pass = list(reversed(order[:-1])), order[1:]
         for index in down_pass:
-            _fit_row(layers[index], offsets[index], x, down, weights)
+            _fit_row(layers[index], offsets[index], x, down, weights, boxes)
         for index in up_pass:
-            _fit_row(layers[index], offsets[index], x, up, weights)
+            _fit_row(layers[index], offsets[index], x, up, weights, boxes)
         down_pass, up_pass = order[1:], list(reversed(order[:-1]))
     if x:
         left = min(x[n] - widths[n] / 2 - gap[n] for row in layers for n in row)
@@ -66,16 +69,17 @@ def _fit_row(
     x: list[float],
     neighbours: list[list[int]],
     weights: list[float],
+    boxes: int,
 ) -> None:
     if len(row) == 1:  # alone in its layer: right at its neighbours' mean
-        near = neighbours[row[0]]
+        near = _followed(row[0], neighbours, boxes)
         if near:
             x[row[0]] = sum(x[n] for n in near) / len(near)
         return
     wanted: list[float] = []
     weight: list[float] = []
     for node in row:
-        near = neighbours[node]
+        near = _followed(node, neighbours, boxes)
         if near:
             wanted.append(sum(x[n] for n in near) / len(near))
             weight.append(weights[node] * len(near))
@@ -85,6 +89,17 @@ def _fit_row(
     solved = _isotonic([w - o for w, o in zip(wanted, offsets)], weight)
     for node, value, offset in zip(row, solved, offsets):
         x[node] = value + offset
+
+
+def _followed(node: int, neighbours: list[list[int]], boxes: int) -> list[int]:
+    """The neighbours a box lines up with: the boxes next to it rather than the long edges
+    passing by, which bend around it instead. Otherwise a block of a residual network would
+    sit halfway towards its skip edge, a drift that adds up over a deep network."""
+    near = neighbours[node]
+    if node >= boxes or len(near) < 2:
+        return near
+    real = [n for n in near if n < boxes]
+    return real or near
 
 
 def _isotonic(values: list[float], weights: list[float]) -> list[float]:
