@@ -69,9 +69,10 @@ def constant(n: NodeDraw) -> NodeCase:
 
 def _sparse(n: NodeDraw) -> ir.SparseData:
     """A sparse tensor: sorted distinct linear indices into a small dense shape."""
-    dims = n.shape(min_dims=1, max_dims=2, max_side=3)
+    # onnx's checker wants positive dims and at least one stored value
+    dims = n.shape(min_dims=1, max_dims=2, min_side=1, max_side=3)
     size = int(np.prod(dims))
-    chosen = sorted(n.draw(st.sets(st.integers(0, max(size - 1, 0)), max_size=size)))
+    chosen = sorted(n.draw(st.sets(st.integers(0, size - 1), min_size=1, max_size=size)))
     elem = n.elem(
         "T", only={ElementType.FLOAT, ElementType.INT64, ElementType.DOUBLE, ElementType.INT32}
     )

@@ -44,8 +44,8 @@ def batch_normalization(n: NodeDraw) -> NodeCase:
     outputs: int | list[bool] = 1
     if "training_mode" in n.attribute_names and n.flag():
         attrs["training_mode"] = 1
-        # one output or three (onnx's schema allows no two), the statistics may be unnamed
-        outputs = n.choice([[True, True, True], [True, False, True], [True, False, False]])
+        # onnx wants all three outputs named in training mode
+        outputs = [True, True, True]
     return n.case([x, scale, bias, mean, var], attrs, outputs=outputs)
 
 

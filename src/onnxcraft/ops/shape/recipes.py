@@ -73,7 +73,8 @@ def squeeze(n: NodeDraw) -> NodeCase:
     ones = [i for i, d in enumerate(shape) if d == 1]
     chosen = [i - len(shape) if n.flag() else i for i in ones if n.flag()]
     x = n.tensor(0, shape)
-    axes = chosen if chosen or not n.flag() else None  # None: squeeze every 1
+    # None: squeeze every 1; an empty list is not drawn, the standard does not say what it means
+    axes = chosen if chosen else None
     if n.version < 13:
         return n.case([x], {} if axes is None else {"axes": axes})
     return n.case([x, None if axes is None else n.ints(axes)])

@@ -92,7 +92,8 @@ def trilu(n: NodeDraw) -> NodeCase:
 def one_hot(n: NodeDraw) -> NodeCase:
     shape = n.shape(min_dims=1, max_dims=3)  # onnx's inference wants indices of rank >= 1
     depth = n.integer(1, 4)
-    indices = n.tensor(0, shape, low=-depth, high=depth - 1)
+    # negative indices count from the end from OneHot-11 on (onnx's inference refuses them before)
+    indices = n.tensor(0, shape, low=-depth if n.version >= 11 else 0, high=depth - 1)
     depth_in = n.scalar(depth, n.elem("T2"), rank=n.choice([0, 1]))
     values = n.tensor(2, (2,))
     axis = n.integer(-len(shape) - 1, len(shape))

@@ -54,7 +54,8 @@ def _eye_like(ctx: InferenceContext) -> list[ValueType | None]:
 def _one_hot(ctx: InferenceContext) -> list[ValueType | None]:
     shape = ctx.shape(0)
     values = ctx.shape(2)
-    if values is not None and (len(values) != 1 or values[0] not in (2, None)):
+    # a symbolic or unknown length may be 2; only a rank or a known length other than 2 is wrong
+    if values is not None and (len(values) != 1 or (isinstance(values[0], int) and values[0] != 2)):
         raise ctx.fail(f"input 'values' must hold two elements [off, on], got shape {list(values)}")
     depth = ctx.dims_value(1)
     size: Dim = depth[0] if depth is not None and len(depth) == 1 else None
