@@ -89,7 +89,21 @@ def convert_binning(
         leaves = np.arange(inner.size + 1) if bin_values is None else bin_values[feature]
         add_search_tree(lists, feature, inner, np.asarray(leaves, np.float64))
     X = oc.arg("X", np.float32, ("N", n_features))
-    bins = ml.TreeEnsembleRegressor(X, n_targets=n_features, **lists)
+    bins = ml.TreeEnsembleRegressor(
+        X,
+        n_targets=n_features,
+        nodes_treeids=lists["nodes_treeids"],
+        nodes_nodeids=lists["nodes_nodeids"],
+        nodes_featureids=lists["nodes_featureids"],
+        nodes_modes=lists["nodes_modes"],
+        nodes_values=lists["nodes_values"],
+        nodes_truenodeids=lists["nodes_truenodeids"],
+        nodes_falsenodeids=lists["nodes_falsenodeids"],
+        target_treeids=lists["target_treeids"],
+        target_nodeids=lists["target_nodeids"],
+        target_ids=lists["target_ids"],
+        target_weights=lists["target_weights"],
+    )
     return oc.build(inputs=[X], outputs={"bins": bins}, name="binning")
 
 

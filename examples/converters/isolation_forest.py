@@ -76,6 +76,8 @@ def convert_isolation_forest(forest: Any) -> oc.proto.ModelProto:
     mean_path = op.ReduceMean(op.Gather(path_lengths, rows), np.array([1]), keepdims=0)
 
     normaliser = float(average_path_length(np.array([forest.max_samples_]))[0])
+    # np.float64(2.0), not 2.0: Pow's base and exponent have separate types, and a Python
+    # float that no other input types is float32, which would make the score float32.
     score = op.Neg(op.Pow(np.float64(2.0), op.Neg(mean_path) / normaliser))
     return oc.build(
         inputs=[X],

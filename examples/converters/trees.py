@@ -45,8 +45,9 @@ def fitted_trees(estimator: Any) -> list[Any]:
 
 def leaf_probabilities(tree: Any) -> np.ndarray:
     """(nodes, classes): the class distribution at each node of a classification tree."""
-    counts = tree.value[:, 0, :]
-    return counts / counts.sum(axis=1, keepdims=True)  # proportions in any scikit-learn version
+    counts = np.asarray(tree.value[:, 0, :], np.float64)
+    proportions: np.ndarray = counts / counts.sum(axis=1, keepdims=True)
+    return proportions  # proportions in any scikit-learn version
 
 
 # A leaf's contribution: (target or class index, weight) pairs for one node of one tree.

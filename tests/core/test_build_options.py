@@ -20,6 +20,7 @@ from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.opset.ai.onnx import v8, v13, v17, v21
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.opset.ai.onnx.ml import v3 as ml3
+from onnxcraft.opset.ai.onnx.ml import v5 as ml5
 from tests.core.oracle import onnx_model, verify
 
 F32 = np.float32
@@ -162,6 +163,30 @@ def test_an_opset_override_that_changes_an_operator_is_an_error() -> None:
         r"opset 10 Neg is version 6",
     ):
         oc.build([X], {"y": op.Neg(X)}, opset=10)
+
+
+def test_mixing_in_an_operator_that_a_newer_opset_removes_says_so() -> None:
+    # ai.onnx.ml 5 deprecates TreeEnsembleRegressor (for TreeEnsemble): the error says it is
+    # removed there, not that it "is version 5".
+    X = oc.arg("X", F32, ("N", 1))
+    old = ml3.TreeEnsembleRegressor(
+        X,
+        n_targets=1,
+        nodes_treeids=[0],
+        nodes_nodeids=[0],
+        nodes_modes=["LEAF"],
+        target_treeids=[0],
+        target_nodeids=[0],
+        target_ids=[0],
+        target_weights=[1.0],
+    )
+    scaled = ml5.Scaler(X, scale=[2.0])
+    with pytest.raises(
+        oc.BuildError,
+        match=r"ai.onnx.ml opset 5 TreeEnsembleRegressor is deprecated \(removed by version 5; "
+        r"keep ai.onnx.ml below opset 5\)",
+    ):
+        oc.build([X], {"old": old, "scaled": scaled})
 
 
 # -- what the graph holds --------------------------------------------------------------------------

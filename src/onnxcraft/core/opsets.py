@@ -17,6 +17,7 @@ from onnxcraft.core.var import OpCall
 from onnxcraft.core.versions import DEFAULT_OPSET
 from onnxcraft.errors import BuildError
 from onnxcraft.ir import Function
+from onnxcraft.specs import get as spec_at
 from onnxcraft.specs import resolve_since_version
 from onnxcraft.specs import versions as spec_versions
 from onnxcraft.types import ValueType
@@ -63,12 +64,24 @@ def model_opsets(
                 f"build: node {node.name!r} ({op.op_type}) was built with version "
                 f"{op.since_version} (from an opset {node.opset} module), but at the model's "
                 f"{op.domain or 'ai.onnx'} opset {chosen} {op.op_type} is "
-                f"{'not available' if in_force is None else f'version {in_force}'}; build "
+                f"{_status_at(op.domain, op.op_type, chosen, in_force)}; build "
                 f"every node of one domain from opset modules that agree on its version"
             )
     for label, value_type in identity_types:
         _check_identity_at(label, value_type, requested[""])
     return dict(sorted(requested.items()))
+
+
+def _status_at(domain: str, op_type: str, opset: int, in_force: int | None) -> str:
+    """What an operator is at ``opset``: missing, deprecated (removed) or a version."""
+    if in_force is None:
+        return "not available"
+    if spec_at(op_type, domain, opset).deprecated:
+        # A deprecated version removes the operator (ai.onnx.ml 5 removes the tree ensembles
+        # of version 3 for TreeEnsemble); "is version 5" would read as if it still existed.
+        name = domain or "ai.onnx"
+        return f"deprecated (removed by version {in_force}; keep {name} below opset {in_force})"
+    return f"version {in_force}"
 
 
 def merge_function_opsets(opsets: dict[str, int], functions: list[Function]) -> None:
