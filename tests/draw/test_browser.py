@@ -15,6 +15,7 @@ Without a browser the test fails, saying how to get one: it never skips.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import pytest
 
 import onnxcraft as oc
 from tests.browser import ARTIFACTS as SHARED_ARTIFACTS
-from tests.browser import chromium
+from tests.browser import chromium, chromium_path
 from tests.draw.models import resnet50
 from tests.node_cases import node_tests_root
 
@@ -172,7 +173,7 @@ def test_without_a_browser_the_test_fails_saying_how_to_get_one(
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.setattr(Path, "exists", lambda self: False)
     with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y chromium"):
-        _chromium()
+        chromium_path()
 
 
 def test_pan_and_zoom(browser: Any, tmp_path: Path) -> None:
