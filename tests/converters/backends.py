@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import onnx.defs
@@ -117,14 +117,14 @@ def assert_same(got: Any, expected: Any, what: str) -> None:
 def float_rows(
     n_features: int,
     *,
-    special: Sequence[float] = (),
+    special: Sequence[float] | np.ndarray = (),
     bound: float = 4.0,
     max_rows: int = 8,
     dtype: type[np.floating[Any]] = np.float32,
 ) -> st.SearchStrategy[np.ndarray]:
     """(rows, n_features) arrays within ±bound, mixing in ``special`` values (thresholds'
     float32 neighbours, bin edges) so that boundaries are hit, not only approached."""
-    width = 32 if dtype == np.float32 else 64
+    width: Literal[32, 64] = 32 if dtype == np.float32 else 64
     elements: st.SearchStrategy[float] = st.floats(-bound, bound, width=width)
     if len(special):
         elements = st.one_of(elements, st.sampled_from([float(v) for v in special]))
