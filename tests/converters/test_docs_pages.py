@@ -1,13 +1,18 @@
 """docs/converters/: every page quotes its converter exactly and its examples run.
 
-A quoted module sits in a ``python`` block right after ``<!-- quote: path -->``; run this file
-(``python tests/converters/test_docs_pages.py``) to copy the modules into the pages again.
+A quoted module sits in a ``python`` block right after ``<!-- quote: path -->``. Each page's
+examples draw its converter's graph (``oc.draw(model, "<page>.svg")``) and the page shows
+``docs/converters/<page>.svg``, which must be what the examples draw today. Run this file
+(``python tests/converters/test_docs_pages.py``) to copy the modules into the pages again and
+redraw the pictures.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,16 +55,33 @@ def test_every_converter_module_is_quoted() -> None:
     assert quoted == modules
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: p.stem)
-def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The other python blocks of a page run in order, in one namespace (they assert)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(REPO))
+def run_examples(page: Path, folder: Path) -> None:
+    """The page's other python blocks, in order and in one namespace (they assert), run in
+    ``folder`` (where they draw the page's picture)."""
     namespace: dict[str, object] = {}
     blocks = [m.group(2) for m in BLOCK.finditer(page.read_text()) if m.group(1) is None]
     assert blocks, f"{page.name} has no example"
-    for block in blocks:
-        exec(compile(block, str(page), "exec"), namespace)
+    before = Path.cwd()
+    os.chdir(folder)
+    sys.path.insert(0, str(REPO))
+    try:
+        for block in blocks:
+            exec(compile(block, str(page), "exec"), namespace)
+    finally:
+        sys.path.remove(str(REPO))
+        os.chdir(before)
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.stem)
+def test_page_examples_run_and_draw_the_committed_picture(page: Path, tmp_path: Path) -> None:
+    run_examples(page, tmp_path)
+    picture = f"{page.stem}.svg"
+    assert f"![graph]({picture})" in page.read_text(), f"{page.name} does not show {picture}"
+    drawn = tmp_path / picture
+    assert drawn.exists(), f"{page.name}'s examples do not draw {picture}"
+    assert (PAGES / picture).read_text(encoding="utf-8") == drawn.read_text(encoding="utf-8"), (
+        f"docs/converters/{picture} is stale: run python tests/converters/test_docs_pages.py"
+    )
 
 
 def test_the_gallery_is_linked() -> None:
@@ -71,6 +93,12 @@ def test_the_gallery_is_linked() -> None:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(REPO / "src"))
     for page in pages():
         page.write_text(with_fresh_quotes(page.read_text()))
+        with tempfile.TemporaryDirectory() as scratch:
+            run_examples(page, Path(scratch))
+            picture = f"{page.stem}.svg"
+            (PAGES / picture).write_bytes((Path(scratch) / picture).read_bytes())
+        print(f"wrote docs/converters/{picture}")
     sys.exit(0)

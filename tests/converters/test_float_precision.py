@@ -32,7 +32,8 @@ def test_rounding_to_nearest_flips_a_training_point_and_the_fixes_do_not() -> No
 
 def test_float32_rounding_of_thresholds() -> None:
     rng = np.random.default_rng(10)
-    t = np.concatenate([rng.normal(0, 100, 1000), np.float32([1.5, -2.0]).astype(np.float64)])
+    exact = np.array([1.5, -2.0], np.float32).astype(np.float64)  # thresholds already float32
+    t = np.concatenate([rng.normal(0, 100, 1000), exact])
     below = thresholds.float32_at_or_below(t)
     above = thresholds.float32_at_or_above(t)
     assert below.dtype == above.dtype == np.float32

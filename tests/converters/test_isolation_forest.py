@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from examples.converters.isolation_forest import average_path_length, convert_is
 from examples.converters.thresholds import float32_at_or_above, float32_at_or_below
 from tests.converters.backends import Backends, float_rows
 
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "all_features": {"n_estimators": 15},
     "feature_subsets": {"n_estimators": 10, "max_features": 0.5, "max_samples": 64},
 }

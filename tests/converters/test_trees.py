@@ -3,6 +3,7 @@ and TreeEnsemble (ai.onnx.ml 5), against scikit-learn on both backends."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -52,7 +53,7 @@ def boundary_values(*kinds: str) -> np.ndarray:
     return np.unique(np.concatenate([boundaries(estimator(kind)) for kind in kinds]))
 
 
-CONVERTERS = {
+CONVERTERS: dict[str, Callable[..., Any]] = {
     "ml3": trees.convert_tree_classifier,
     "ml5": trees.convert_tree_classifier_v5,
     "ml5_double": lambda model, **kw: trees.convert_tree_classifier_v5(
@@ -98,7 +99,7 @@ def test_classifier(kind: str, converter: str, use_zipmap: bool, data: np.ndarra
         assert_labels(outputs["label"], model.predict(data), expected, model.classes_, margin=1e-6)
 
 
-REGRESSOR_CONVERTERS = {
+REGRESSOR_CONVERTERS: dict[str, Callable[..., Any]] = {
     "ml3": trees.convert_tree_regressor,
     "ml5": trees.convert_tree_regressor_v5,
     "ml5_double": lambda model: trees.convert_tree_regressor_v5(model, dtype=np.float64),

@@ -11,7 +11,7 @@ the model together.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +25,10 @@ from onnxcraft.core.var import ARG, Var
 from onnxcraft.errors import ArgumentError, BuildError
 from onnxcraft.ir import Model
 from onnxcraft.version import __version__
+
+if TYPE_CHECKING:
+    # For the annotation only: at run time protobuf loads with the first ModelProto built.
+    from onnxcraft.proto import ModelProto
 
 __all__ = ["build", "build_ir"]
 
@@ -47,7 +51,7 @@ def build(
     keep: Sequence[Var] = (),
     graph_doc_string: str | None = None,
     target_opset: int | Mapping[str, int] | None = None,
-) -> Any:
+) -> ModelProto:
     """Build a ModelProto computing ``outputs`` from ``inputs``.
 
     ``outputs`` maps graph output names to Vars (a list or a single Var uses the Vars' own
