@@ -11,7 +11,7 @@ import pytest
 
 import onnxcraft as oc
 from onnxcraft.convert.listing import conversions
-from onnxcraft.opset.ai.onnx import v9, v11, v13, v21
+from onnxcraft.opset.ai.onnx import v9, v11, v13, v21, v23
 
 RNG = np.random.default_rng(0)
 X3 = RNG.standard_normal((2, 3, 4)).astype(np.float32)
@@ -169,3 +169,49 @@ def test_v9_module_builds_and_upgrades() -> None:
     np.testing.assert_array_equal(
         oc.evaluate(up, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
     )
+
+
+def test_more_adapters_both_directions() -> None:
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    scale = np.linspace(0.5, 1.5, 4).astype(np.float32)
+    cases = {
+        "Shape start/end": (v21.Shape(x, start=1, end=-1), (13, 15)),
+        "RMSNormalization": (v23.RMSNormalization(x, scale), (13, 23)),
+        "CastLike": (v21.CastLike(x, np.zeros((), np.float64)), (13, 15)),
+        "Reshape allowzero": (v21.Reshape(x, np.array([6, 4]), allowzero=1), (13, 14)),
+        "Constant value_ints": (v21.Add(v21.Shape(x), v21.Constant(value_ints=[1, 2, 3])), (7, 11)),
+    }
+    for label, (y, targets) in cases.items():
+        model = oc.build([x], {"Y": y})
+        expected = oc.evaluate(model, {"X": X3})["Y"]
+        for target in targets:
+            down = oc.convert_version(model, target)
+            oc.check(down)
+            got = oc.evaluate(down, {"X": X3})["Y"]
+            assert got.dtype == expected.dtype, label
+            np.testing.assert_allclose(got, expected, rtol=1e-6, err_msg=f"{label} @ {target}")
+
+
+def test_meaning_changes_refused_or_rewritten() -> None:
+    x = oc.arg("X", np.float32, (1, 1, 3, 2, 2))
+    grid = oc.arg("G", np.float32, (1, 2, 2, 2, 3))
+    model = oc.build([x, grid], {"Y": v21.GridSample(x, grid)})
+    with pytest.raises(oc.VersionConversionError, match="4-D"):
+        oc.convert_version(model, 16)
+    x4 = oc.arg("X", np.float32, (1, 1, 3, 3))
+    grid4 = oc.arg("G", np.float32, (1, 2, 2, 2))
+    model = oc.build([x4, grid4], {"Y": v21.GridSample(x4, grid4, mode="cubic")})
+    down = oc.convert_version(model, 16)
+    assert down.graph.node[0].attribute[0].s in (b"bicubic",) or any(
+        a.s == b"bicubic" for a in down.graph.node[0].attribute
+    )
+    feeds = {
+        "X": RNG.standard_normal((1, 1, 3, 3)).astype(np.float32),
+        "G": RNG.uniform(-1, 1, (1, 2, 2, 2)).astype(np.float32),
+    }
+    np.testing.assert_array_equal(oc.evaluate(down, feeds)["Y"], oc.evaluate(model, feeds)["Y"])
+    rois = oc.arg("R", np.float32, (1, 4))
+    idx = oc.arg("I", np.int64, (1,))
+    model = oc.build([x4, rois, idx], {"Y": v21.RoiAlign(x4, rois, idx)})  # half_pixel
+    with pytest.raises(oc.VersionConversionError, match="output_half_pixel"):
+        oc.convert_version(model, 10)

@@ -143,6 +143,16 @@ class StepContext(AdapterContext):
         self.facts.types[name] = Tensor(elem, array.shape)
         return name
 
+    def add_initializer(self, array: np.ndarray, name: str) -> bool:
+        if self.scope.graph is None:
+            return False
+        elem = element_type_of(array)
+        data = ir.TensorData.from_array(name, array, elem)
+        self.scope.graph.initializers.append(data)
+        self.scope.constants[name] = data
+        self.facts.types[name] = Tensor(elem, array.shape)
+        return True
+
     def declare_type(self, name: str, value_type: ValueType | None) -> None:
         self.facts.types[name] = value_type
 

@@ -266,6 +266,10 @@ class _Converter:
             entry = self.adapters.lookup(domain, node.op_type, current.since_version, to_version)
             if entry is not None:
                 entry.adapt(ctx)
+                if not ctx.removed and step_to is not None:
+                    upward = to_version > current.since_version
+                    older, newer = (current, step_to) if upward else (step_to, current)
+                    generic_step(ctx, older, newer, upward, adapted=True)
             elif step_to is None:
                 expand_body(ctx, current, domain)
             else:

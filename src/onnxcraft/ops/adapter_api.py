@@ -218,6 +218,11 @@ class AdapterContext(ABC):
         """A new value holding ``array`` (an initializer, or a Constant node in a function)."""
 
     @abstractmethod
+    def add_initializer(self, array: np.ndarray, name: str) -> bool:
+        """Store ``array`` as the graph initializer ``name``; False in a function body, which
+        has no initializers."""
+
+    @abstractmethod
     def declare_type(self, name: str, value_type: ValueType | None) -> None:
         """Record the type of a value the adapter created."""
 
