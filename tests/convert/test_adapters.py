@@ -178,6 +178,15 @@ def test_more_adapters_both_directions() -> None:
         "Shape start/end": (v21.Shape(x, start=1, end=-1), (13, 15)),
         "RMSNormalization": (v23.RMSNormalization(x, scale), (13, 23)),
         "CastLike": (v21.CastLike(x, np.zeros((), np.float64)), (13, 15)),
+        "ArgMax select_last_index": (
+            v21.ArgMax(v21.Round(x), axis=1, select_last_index=1, keepdims=0),
+            (11, 12),
+        ),
+        "ArgMin select_last_index": (
+            v21.ArgMin(v21.Round(x), axis=-1, select_last_index=1),
+            (11, 12),
+        ),
+        "Celu": (v21.Celu(x, alpha=0.7), (9, 12)),
         "Reshape allowzero": (v21.Reshape(x, np.array([6, 4]), allowzero=1), (13, 14)),
         "Constant value_ints": (v21.Add(v21.Shape(x), v21.Constant(value_ints=[1, 2, 3])), (7, 11)),
     }
