@@ -187,6 +187,11 @@ def test_more_adapters_both_directions() -> None:
             (11, 12),
         ),
         "Celu": (v21.Celu(x, alpha=0.7), (9, 12)),
+        "Resize axes scales": (
+            v21.Resize(x, None, np.array([2.0], np.float32), axes=[-1], mode="linear"),
+            (13, 18),
+        ),
+        "Resize axes sizes": (v21.Resize(x, None, None, np.array([5]), axes=[1]), (13, 18)),
         "Reshape allowzero": (v21.Reshape(x, np.array([6, 4]), allowzero=1), (13, 14)),
         "Constant value_ints": (v21.Add(v21.Shape(x), v21.Constant(value_ints=[1, 2, 3])), (7, 11)),
     }
@@ -224,3 +229,18 @@ def test_meaning_changes_refused_or_rewritten() -> None:
     model = oc.build([x4, rois, idx], {"Y": v21.RoiAlign(x4, rois, idx)})  # half_pixel
     with pytest.raises(oc.VersionConversionError, match="output_half_pixel"):
         oc.convert_version(model, 10)
+
+
+def test_onnx_model_proto_and_bad_targets() -> None:
+    onnx = pytest.importorskip("onnx")
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    model = oc.build([x], {"Y": v21.ReduceMax(x, np.array([0]))})
+    theirs = onnx.load_from_string(model.SerializeToString())
+    down = oc.convert_version(theirs, 13)
+    onnx.checker.check_model(onnx.load_from_string(down.SerializeToString()), full_check=True)
+    np.testing.assert_array_equal(
+        oc.evaluate(down, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
+    )
+    for target, message in ((0, "out of range"), ("13", "must be an int"), ({"x.y": 1}, "domain")):
+        with pytest.raises(oc.ArgumentError, match=message):
+            oc.convert_version(model, target)  # type: ignore[arg-type]
