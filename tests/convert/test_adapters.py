@@ -244,3 +244,18 @@ def test_onnx_model_proto_and_bad_targets() -> None:
     for target, message in ((0, "out of range"), ("13", "must be an int"), ({"x.y": 1}, "domain")):
         with pytest.raises(oc.ArgumentError, match=message):
             oc.convert_version(model, target)  # type: ignore[arg-type]
+
+
+def test_local_functions_converted_with_their_call_types() -> None:
+    @oc.function("my.domain", "SumRows")
+    def sum_rows(x: oc.Var) -> oc.Var:
+        return v21.Softmax(v21.ReduceSum(x, np.array([1]), keepdims=1), axis=2)
+
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    model = oc.build([x], {"Y": v21.Relu(sum_rows(x))})
+    down = oc.convert_version(model, 11)
+    oc.check(down)
+    assert {o.domain: o.version for o in down.functions[0].opset_import}[""] == 11
+    np.testing.assert_array_equal(
+        oc.evaluate(down, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
+    )

@@ -34,6 +34,8 @@ class ModelFacts:
     values: dict[str, Any]
     names: set[str]
     _counter: int = 0
+    # the types inside each local function, by (domain, name), where its calls tell them
+    functions: dict[tuple[str, str], dict[str, ValueType | None]] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         base = base or "v"
