@@ -147,6 +147,7 @@ def test_build_target_opset_and_ir_models() -> None:
     y = v21.ReduceMean(x, np.array([1]))
     model = oc.build([x], {"Y": y}, target_opset=13)
     assert model.opset_import[0].version == 13
+    assert model.ir_version == 7  # the IR of opset 13's release: older runtimes load it
     assert [a.name for a in model.graph.node[0].attribute] == ["axes"]
     ir_model = oc.build_ir([x], {"Y": y}, target_opset={"ai.onnx": 17})
     assert isinstance(oc.convert_version(ir_model, 13), oc.ir.Model)

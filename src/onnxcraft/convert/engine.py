@@ -33,7 +33,7 @@ from onnxcraft.convert.context import (
 )
 from onnxcraft.convert.schema_step import generic_step
 from onnxcraft.convert.type_step import check_types
-from onnxcraft.core.versions import min_ir_for_opsets
+from onnxcraft.core.check import required_ir_version
 from onnxcraft.errors import ArgumentError, OnnxcraftError, SpecError, VersionConversionError
 from onnxcraft.infer.graph import GraphInference, InferenceWarning
 from onnxcraft.io import model_ir
@@ -134,7 +134,12 @@ def convert_model(source: ir.Model, targets: dict[str, int]) -> ir.Model:
     for domain, version in targets.items():
         if domain in opsets:
             model.opset_imports[_key_of(model.opset_imports, domain)] = version
-    model.ir_version = max(model.ir_version, min_ir_for_opsets(model.opset_imports))
+    needed = required_ir_version(model)
+    if any(targets[d] < opsets[d] for d in targets if d in opsets):
+        # Shipped to an older opset, the model declares the oldest IR that holds it, so that
+        # runtimes of that age load it (what build does for the models it writes).
+        model.ir_version = min(model.ir_version, needed) if model.ir_version >= 3 else needed
+    model.ir_version = max(model.ir_version, needed)
     return model
 
 
