@@ -112,6 +112,7 @@ class StepContext(AdapterContext):
         self.after: list[Emitted] = []
         self.removed = False
         self.label = label(node)
+        self.target_opset = 0  # set by the engine
 
     def value_type(self, name: str) -> ValueType | None:
         return self.facts.types.get(name)

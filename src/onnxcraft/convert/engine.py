@@ -313,6 +313,7 @@ class _Converter:
         for step_to in _path(versions, current, target):
             to_version = ABSENT if step_to is None else step_to.since_version
             ctx = StepContext(node, current.since_version, to_version, self.facts, scope, opsets)
+            ctx.target_opset = target
             entry = self.adapters.lookup(domain, node.op_type, current.since_version, to_version)
             if entry is not None:
                 entry.adapt(ctx)

@@ -142,6 +142,7 @@ class AdapterContext(ABC):
     node: ir.Node
     from_version: int
     to_version: int
+    target_opset: int  # the opset of the node's domain the conversion ends at
 
     # -- reading ------------------------------------------------------------------------------
 

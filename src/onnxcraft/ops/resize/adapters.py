@@ -26,10 +26,25 @@ def _text(value: object, default: str) -> str:
 
 
 def _upsample_to_resize(ctx: AdapterContext) -> None:
-    """Upsample-9 -> 10 (deprecated there): Resize-10, which means the same."""
+    """Upsample-9 -> 10 (deprecated there): Resize-10, which means the same; for a target of
+    11 or later, Resize-11 directly: Upsample's scales are at least 1, so its nearest
+    rounding is floor even when the scales are known only at run time."""
     node = ctx.node
-    attributes = {"mode": ("STRING", _text(ctx.attr("mode"), "nearest"))}
-    ctx.emit("Resize", list(node.inputs), list(node.outputs), attributes, opset=10)
+    mode = _text(ctx.attr("mode"), "nearest")
+    if ctx.target_opset < 11:
+        attributes = {"mode": ("STRING", mode)}
+        ctx.emit("Resize", list(node.inputs), list(node.outputs), attributes, opset=10)
+        ctx.remove()
+        return
+    attributes = {
+        "mode": ("STRING", mode),
+        "coordinate_transformation_mode": ("STRING", "asymmetric"),
+    }
+    if mode == "nearest":
+        attributes["nearest_mode"] = ("STRING", "floor")
+    roi = ctx.add_constant(np.zeros((0,), np.float32), "resize_roi")
+    inputs = [node.inputs[0], roi, node.inputs[1]]
+    ctx.emit("Resize", inputs, list(node.outputs), attributes, opset=11)
     ctx.remove()
 
 
