@@ -56,13 +56,33 @@ def _elem(t: Any) -> Any:
     return getattr(t, "elem_type", type(t).__name__)
 
 
+# A decomposition into several float16 operators rounds at each step: its results are judged
+# against the original's within a few units in the last place of float16 (2**-10 each).
+HALF_RTOL = 4 * 2**-10
+
+
+def _within_half_precision(got: Any, original: Any) -> bool:
+    got, original = np.asarray(got), np.asarray(original)
+    if got.dtype != np.float16 or original.dtype != np.float16 or got.shape != original.shape:
+        return False
+    a, b = got.astype(np.float64), original.astype(np.float64)
+    return bool(np.all(np.abs(a - b) <= HALF_RTOL * np.maximum(np.abs(b), 2**-14) + 2**-24))
+
+
 def judge(case: Case, converted: Any, original_values: dict[str, Any] | None) -> Verdict:
     try:
         values = oc.evaluate(converted, case.inputs)
-        for name, expected in case.outputs.items():
-            compare(name, values[name], expected)
     except Exception as exc:  # the judge records every failure as wrong
         return Verdict("wrong", f"{type(exc).__name__}: {str(exc)[:300]}")
+    for name, expected in case.outputs.items():
+        try:
+            compare(name, values[name], expected)
+        except Exception as exc:
+            if original_values is not None and _within_half_precision(
+                values[name], original_values[name]
+            ):
+                continue
+            return Verdict("wrong", f"{type(exc).__name__}: {str(exc)[:300]}")
     exact = original_values is not None and all(
         _identical(values[k], original_values[k]) for k in case.outputs
     )

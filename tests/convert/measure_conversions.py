@@ -29,18 +29,24 @@ def _reason(detail: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--every", type=int, default=1, help="take every N-th case")
+    parser.add_argument("--offset", type=int, default=0, help="starting at this case")
     parser.add_argument("--targets", default=",".join(map(str, TARGETS)))
     parser.add_argument("--json", default="")
     parser.add_argument("--no-onnx", action="store_true")
     args = parser.parse_args()
     targets = [int(t) for t in args.targets.split(",")]
-    names = [n for n in case_names() if eligible(n)][:: args.every]
+    names = [n for n in case_names() if eligible(n)][args.offset :: args.every]
     stats = {k: collections.Counter() for k in ("ours", "onnx")}
     reasons = {k: collections.Counter() for k in ("ours", "onnx")}
     wrong = {k: [] for k in ("ours", "onnx")}
     both = collections.Counter()
     start = time.perf_counter()
-    for name in names:
+    slow: list[tuple[float, str]] = []
+    for index, name in enumerate(names):
+        if index % 100 == 0:
+            print(f"[{index}/{len(names)}] {time.perf_counter() - start:.0f} s", file=sys.stderr,
+                  flush=True)  # fmt: skip
+        case_start = time.perf_counter()
         case = load_case(name)
         values = original(case)
         for target in targets:
@@ -58,8 +64,10 @@ def main() -> None:
                     wrong[who].append((name, target, verdict.detail))
             if not args.no_onnx:
                 both[(found["ours"].outcome, found["onnx"].outcome)] += 1
+        slow.append((time.perf_counter() - case_start, name))
     elapsed = time.perf_counter() - start
     print(f"{len(names)} cases x {len(targets)} targets in {elapsed:.0f} s")
+    print("slowest cases:", [(f"{t:.1f}", n) for t, n in sorted(slow, reverse=True)[:5]])
     for who, counts in stats.items():
         if not counts:
             continue

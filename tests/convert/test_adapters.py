@@ -11,7 +11,7 @@ import pytest
 
 import onnxcraft as oc
 from onnxcraft.convert.listing import conversions
-from onnxcraft.opset.ai.onnx import v9, v11, v13, v21
+from onnxcraft.opset.ai.onnx import v9, v11, v13, v21, v23
 
 RNG = np.random.default_rng(0)
 X3 = RNG.standard_normal((2, 3, 4)).astype(np.float32)
@@ -147,6 +147,7 @@ def test_build_target_opset_and_ir_models() -> None:
     y = v21.ReduceMean(x, np.array([1]))
     model = oc.build([x], {"Y": y}, target_opset=13)
     assert model.opset_import[0].version == 13
+    assert model.ir_version == 7  # the IR of opset 13's release: older runtimes load it
     assert [a.name for a in model.graph.node[0].attribute] == ["axes"]
     ir_model = oc.build_ir([x], {"Y": y}, target_opset={"ai.onnx": 17})
     assert isinstance(oc.convert_version(ir_model, 13), oc.ir.Model)
@@ -168,4 +169,94 @@ def test_v9_module_builds_and_upgrades() -> None:
     assert up.graph.node[-1].op_type == "Resize"
     np.testing.assert_array_equal(
         oc.evaluate(up, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
+    )
+
+
+def test_more_adapters_both_directions() -> None:
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    scale = np.linspace(0.5, 1.5, 4).astype(np.float32)
+    cases = {
+        "Shape start/end": (v21.Shape(x, start=1, end=-1), (13, 15)),
+        "RMSNormalization": (v23.RMSNormalization(x, scale), (13, 23)),
+        "CastLike": (v21.CastLike(x, np.zeros((), np.float64)), (13, 15)),
+        "ArgMax select_last_index": (
+            v21.ArgMax(v21.Round(x), axis=1, select_last_index=1, keepdims=0),
+            (11, 12),
+        ),
+        "ArgMin select_last_index": (
+            v21.ArgMin(v21.Round(x), axis=-1, select_last_index=1),
+            (11, 12),
+        ),
+        "Celu": (v21.Celu(x, alpha=0.7), (9, 12)),
+        "Resize axes scales": (
+            v21.Resize(x, None, np.array([2.0], np.float32), axes=[-1], mode="linear"),
+            (13, 18),
+        ),
+        "Resize axes sizes": (v21.Resize(x, None, None, np.array([5]), axes=[1]), (13, 18)),
+        "Reshape allowzero": (v21.Reshape(x, np.array([6, 4]), allowzero=1), (13, 14)),
+        "Constant value_ints": (v21.Add(v21.Shape(x), v21.Constant(value_ints=[1, 2, 3])), (7, 11)),
+    }
+    for label, (y, targets) in cases.items():
+        model = oc.build([x], {"Y": y})
+        expected = oc.evaluate(model, {"X": X3})["Y"]
+        for target in targets:
+            down = oc.convert_version(model, target)
+            oc.check(down)
+            got = oc.evaluate(down, {"X": X3})["Y"]
+            assert got.dtype == expected.dtype, label
+            np.testing.assert_allclose(got, expected, rtol=1e-6, err_msg=f"{label} @ {target}")
+
+
+def test_meaning_changes_refused_or_rewritten() -> None:
+    x = oc.arg("X", np.float32, (1, 1, 3, 2, 2))
+    grid = oc.arg("G", np.float32, (1, 2, 2, 2, 3))
+    model = oc.build([x, grid], {"Y": v21.GridSample(x, grid)})
+    with pytest.raises(oc.VersionConversionError, match="4-D"):
+        oc.convert_version(model, 16)
+    x4 = oc.arg("X", np.float32, (1, 1, 3, 3))
+    grid4 = oc.arg("G", np.float32, (1, 2, 2, 2))
+    model = oc.build([x4, grid4], {"Y": v21.GridSample(x4, grid4, mode="cubic")})
+    down = oc.convert_version(model, 16)
+    assert down.graph.node[0].attribute[0].s in (b"bicubic",) or any(
+        a.s == b"bicubic" for a in down.graph.node[0].attribute
+    )
+    feeds = {
+        "X": RNG.standard_normal((1, 1, 3, 3)).astype(np.float32),
+        "G": RNG.uniform(-1, 1, (1, 2, 2, 2)).astype(np.float32),
+    }
+    np.testing.assert_array_equal(oc.evaluate(down, feeds)["Y"], oc.evaluate(model, feeds)["Y"])
+    rois = oc.arg("R", np.float32, (1, 4))
+    idx = oc.arg("I", np.int64, (1,))
+    model = oc.build([x4, rois, idx], {"Y": v21.RoiAlign(x4, rois, idx)})  # half_pixel
+    with pytest.raises(oc.VersionConversionError, match="output_half_pixel"):
+        oc.convert_version(model, 10)
+
+
+def test_onnx_model_proto_and_bad_targets() -> None:
+    onnx = pytest.importorskip("onnx")
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    model = oc.build([x], {"Y": v21.ReduceMax(x, np.array([0]))})
+    theirs = onnx.load_from_string(model.SerializeToString())
+    down = oc.convert_version(theirs, 13)
+    onnx.checker.check_model(onnx.load_from_string(down.SerializeToString()), full_check=True)
+    np.testing.assert_array_equal(
+        oc.evaluate(down, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
+    )
+    for target, message in ((0, "out of range"), ("13", "must be an int"), ({"x.y": 1}, "domain")):
+        with pytest.raises(oc.ArgumentError, match=message):
+            oc.convert_version(model, target)  # type: ignore[arg-type]
+
+
+def test_local_functions_converted_with_their_call_types() -> None:
+    @oc.function("my.domain", "SumRows")
+    def sum_rows(x: oc.Var) -> oc.Var:
+        return v21.Softmax(v21.ReduceSum(x, np.array([1]), keepdims=1), axis=2)
+
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    model = oc.build([x], {"Y": v21.Relu(sum_rows(x))})
+    down = oc.convert_version(model, 11)
+    oc.check(down)
+    assert {o.domain: o.version for o in down.functions[0].opset_import}[""] == 11
+    np.testing.assert_array_equal(
+        oc.evaluate(down, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
     )

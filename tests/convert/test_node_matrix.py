@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from tests.convert.matrix import TARGETS, eligible, load_case, original, ours
+from tests.convert.matrix import KNOWN_FAILURES, TARGETS, eligible, load_case, original, ours
 from tests.node_cases import case_names
 
 FULL = os.environ.get("ONNXCRAFT_CONVERT_FULL") == "1"
@@ -75,3 +75,33 @@ def _session(ort: Any, model: Any) -> Any:
         if "NOT_IMPLEMENTED" in str(exc) or "Could not find an implementation" in str(exc):
             return None
         raise
+
+
+def _ml_case_names() -> list[str]:
+    from tests.node_cases import manifest
+
+    found = sorted(n for n, entry in manifest().items() if "ai.onnx.ml" in entry["opset"])
+    return [n for n in found if n not in KNOWN_FAILURES]
+
+
+def test_ml_domain_every_target() -> None:
+    """Every ai.onnx.ml node test to ml opsets 1..5: refused with a reason, or right."""
+    from tests.evaluate.test_node_conformance import compare
+
+    names = _ml_case_names()
+    assert names
+    converted = 0
+    for name in names:
+        case = load_case(name)
+        for target in range(1, 6):
+            try:
+                model = oc.convert_version(case.model, {"ai.onnx.ml": target})
+            except oc.VersionConversionError as exc:
+                assert exc.reason
+                continue
+            oc.check(model)
+            values = oc.evaluate(model, case.inputs)
+            for output, expected in case.outputs.items():
+                compare(f"{name}@ml{target}:{output}", values[output], expected)
+            converted += 1
+    assert converted > 0

@@ -34,6 +34,8 @@ class ModelFacts:
     values: dict[str, Any]
     names: set[str]
     _counter: int = 0
+    # the types inside each local function, by (domain, name), where its calls tell them
+    functions: dict[tuple[str, str], dict[str, ValueType | None]] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         base = base or "v"
@@ -110,6 +112,7 @@ class StepContext(AdapterContext):
         self.after: list[Emitted] = []
         self.removed = False
         self.label = label(node)
+        self.target_opset = 0  # set by the engine
 
     def value_type(self, name: str) -> ValueType | None:
         return self.facts.types.get(name)
@@ -142,6 +145,16 @@ class StepContext(AdapterContext):
         self.scope.constants[name] = data
         self.facts.types[name] = Tensor(elem, array.shape)
         return name
+
+    def add_initializer(self, array: np.ndarray, name: str) -> bool:
+        if self.scope.graph is None:
+            return False
+        elem = element_type_of(array)
+        data = ir.TensorData.from_array(name, array, elem)
+        self.scope.graph.initializers.append(data)
+        self.scope.constants[name] = data
+        self.facts.types[name] = Tensor(elem, array.shape)
+        return True
 
     def declare_type(self, name: str, value_type: ValueType | None) -> None:
         self.facts.types[name] = value_type

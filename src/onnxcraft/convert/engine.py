@@ -33,7 +33,7 @@ from onnxcraft.convert.context import (
 )
 from onnxcraft.convert.schema_step import generic_step
 from onnxcraft.convert.type_step import check_types
-from onnxcraft.core.versions import min_ir_for_opsets
+from onnxcraft.core.check import required_ir_version
 from onnxcraft.errors import ArgumentError, OnnxcraftError, SpecError, VersionConversionError
 from onnxcraft.infer.graph import GraphInference, InferenceWarning
 from onnxcraft.io import model_ir
@@ -123,14 +123,23 @@ def convert_model(source: ir.Model, targets: dict[str, int]) -> ir.Model:
     model.graph.nodes = converter.nodes(model.graph.nodes, opsets, Scope(model.graph))
     for function in model.functions:
         own = {normalize_domain(k): v for k, v in function.opset_imports.items()} or opsets
+        # A body has names of its own: its types, not the main graph's, judge its steps.
+        body_types = dict(facts.functions.get((function.domain, function.name), {}))
+        converter.facts = ModelFacts(body_types, {}, facts.names)
         function.nodes = converter.nodes(function.nodes, own, Scope(None))
+        converter.facts = facts
         for domain, version in targets.items():
             if domain in own:
                 function.opset_imports[_key_of(function.opset_imports, domain)] = version
     for domain, version in targets.items():
         if domain in opsets:
             model.opset_imports[_key_of(model.opset_imports, domain)] = version
-    model.ir_version = max(model.ir_version, min_ir_for_opsets(model.opset_imports))
+    needed = required_ir_version(model)
+    if any(targets[d] < opsets[d] for d in targets if d in opsets):
+        # Shipped to an older opset, the model declares the oldest IR that holds it, so that
+        # runtimes of that age load it (what build does for the models it writes).
+        model.ir_version = min(model.ir_version, needed) if model.ir_version >= 3 else needed
+    model.ir_version = max(model.ir_version, needed)
     return model
 
 
@@ -197,7 +206,48 @@ def _facts(model: ir.Model) -> ModelFacts:
             names.update(node.outputs)
             names.update(node.inputs)
     known = {k: v for k, v in values.items() if isinstance(v, (np.ndarray, ir.TensorData))}
-    return ModelFacts(types, known, names)
+    facts = ModelFacts(types, known, names)
+    for key, body_types in _function_types(inferred, runner, types).items():
+        facts.functions[key] = body_types
+    return facts
+
+
+def _function_types(
+    inferred: ir.Model, runner: GraphInference, types: dict[str, Any]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The types inside each local function, inferred from the input types of its calls in the
+    main graph (none for a function called with different types, or not called there)."""
+    functions = {(f.domain, f.name): f for f in inferred.functions}
+    calls: dict[tuple[str, str], set[tuple[str, ...]]] = {}
+    signatures: dict[tuple[str, str], list[Any]] = {}
+    for node in _all_nodes(inferred.graph.nodes):
+        key = (node.domain, node.op_type)
+        if key in functions:
+            found = [types.get(name) for name in node.inputs]
+            calls.setdefault(key, set()).add(tuple(str(t) for t in found))
+            signatures[key] = found
+    result: dict[tuple[str, str], dict[str, Any]] = {}
+    for key, seen in calls.items():
+        if len(seen) != 1:
+            continue
+        function = functions[key]
+        graph = ir.Graph(
+            name=function.name,
+            nodes=function.nodes,
+            inputs=[ir.ValueInfo(n, t) for n, t in zip(function.inputs, signatures[key])],
+            outputs=[ir.ValueInfo(n) for n in function.outputs],
+        )
+        opsets = function.opset_imports or inferred.opset_imports
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InferenceWarning)
+            try:
+                runner.graph(graph, {}, {}, opsets)
+            except OnnxcraftError:
+                continue
+        result[key] = {
+            info.name: info.type for info in (*graph.inputs, *graph.outputs, *graph.value_info)
+        }
+    return result
 
 
 class _Converter:
@@ -263,9 +313,14 @@ class _Converter:
         for step_to in _path(versions, current, target):
             to_version = ABSENT if step_to is None else step_to.since_version
             ctx = StepContext(node, current.since_version, to_version, self.facts, scope, opsets)
+            ctx.target_opset = target
             entry = self.adapters.lookup(domain, node.op_type, current.since_version, to_version)
             if entry is not None:
                 entry.adapt(ctx)
+                if not ctx.removed and step_to is not None:
+                    upward = to_version > current.since_version
+                    older, newer = (current, step_to) if upward else (step_to, current)
+                    generic_step(ctx, older, newer, upward, adapted=True)
             elif step_to is None:
                 expand_body(ctx, current, domain)
             else:

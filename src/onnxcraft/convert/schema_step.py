@@ -19,9 +19,22 @@ from onnxcraft.specs.model import AttributeSpec, FormalParameter, OpSpec
 __all__ = ["generic_step"]
 
 
-def generic_step(ctx: AdapterContext, older: OpSpec, newer: OpSpec, upward: bool) -> None:
-    """Rewrite ``ctx.node`` for the step between ``older`` and ``newer`` (either direction)."""
+def generic_step(
+    ctx: AdapterContext, older: OpSpec, newer: OpSpec, upward: bool, *, adapted: bool = False
+) -> None:
+    """Rewrite ``ctx.node`` for the step between ``older`` and ``newer`` (either direction).
+
+    After an adapter (``adapted``) this finishes the step: what the adapter left (a new
+    attribute the older version lacks, say) is handled as for any step."""
     source, target = (older, newer) if upward else (newer, older)
+    if not adapted:
+        moved = {a.name for a in source.attributes} & {p.name for p in target.inputs}
+        moved |= {p.name for p in source.inputs} & {a.name for a in target.attributes}
+        if moved:
+            ctx.fail(
+                f"{sorted(moved)[0]!r} moved between attribute and input, and no adapter "
+                f"is written for this step"
+            )
     _inputs(ctx, source, target)
     _outputs(ctx, source, target)
     _attributes(ctx, source, target)
@@ -69,8 +82,9 @@ def _parameters(
                 ctx.fail(f"version {ctx.to_version} has no {kind} {index} (the node uses it)")
             return
         wanted = target[index]
+        present = index < len(used) and bool(used[index])
         if index >= len(source):
-            if wanted.option == "single":
+            if wanted.option == "single" and not present:
                 ctx.fail(
                     f"version {ctx.to_version} needs {kind} {wanted.name!r}, which "
                     f"version {ctx.from_version} does not have"
@@ -79,7 +93,6 @@ def _parameters(
         had = source[index]
         if (had.option == "variadic") != (wanted.option == "variadic"):
             ctx.fail(f"{kind} {wanted.name!r} changed between single and variadic")
-        present = index < len(used) and bool(used[index])
         if wanted.option == "single" and not present:
             ctx.fail(
                 f"{kind} {wanted.name!r} is required at version {ctx.to_version} and the node "
@@ -116,7 +129,7 @@ def _attributes(ctx: AdapterContext, source: OpSpec, target: OpSpec) -> None:
     for name, new in wanted.items():
         if name in had:
             continue
-        if new.required:
+        if new.required and node.attribute(name) is None:
             ctx.fail(
                 f"version {ctx.to_version} requires the attribute {name!r}, which "
                 f"version {ctx.from_version} does not have"

@@ -142,6 +142,7 @@ class AdapterContext(ABC):
     node: ir.Node
     from_version: int
     to_version: int
+    target_opset: int  # the opset of the node's domain the conversion ends at
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -216,6 +217,11 @@ class AdapterContext(ABC):
     @abstractmethod
     def add_constant(self, array: np.ndarray, base: str) -> str:
         """A new value holding ``array`` (an initializer, or a Constant node in a function)."""
+
+    @abstractmethod
+    def add_initializer(self, array: np.ndarray, name: str) -> bool:
+        """Store ``array`` as the graph initializer ``name``; False in a function body, which
+        has no initializers."""
 
     @abstractmethod
     def declare_type(self, name: str, value_type: ValueType | None) -> None:

@@ -27,10 +27,11 @@ from onnxcraft.core.check.problems import Problems
 from onnxcraft.core.check.rules import RULES
 from onnxcraft.core.check.scope import Scope
 from onnxcraft.core.check.versions import check_ir_needs, check_ir_version_range, check_opsets
+from onnxcraft.core.versions import min_ir_for_opsets
 from onnxcraft.errors import ValidationError
 from onnxcraft.ir import Model
 
-__all__ = ["RULES", "check", "check_ir"]
+__all__ = ["RULES", "check", "check_ir", "required_ir_version"]
 
 
 def check(model: Any, *, full_check: bool = False) -> None:
@@ -71,3 +72,13 @@ def check_ir(model: Model, *, skip: Collection[str] = ()) -> list[str]:
     FunctionChecker(graphs).run()
     check_ir_needs(model, problems)
     return [f"{where}: [{rule}] {what}" for where, rule, what in problems.found if rule not in skip]
+
+
+def required_ir_version(model: Model) -> int:
+    """The lowest IR version that supports everything ``model`` uses: its opsets and the
+    features the checks note on the way (element types, functions, metadata, ...)."""
+    problems = Problems()
+    graphs = GraphChecker(model, problems)
+    graphs.graph(model.graph, Scope((), dict(model.opset_imports), top=True), "graph")
+    FunctionChecker(graphs).run()
+    return max(3, min_ir_for_opsets(model.opset_imports), *problems.ir_needs.values())

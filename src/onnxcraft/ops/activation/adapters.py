@@ -129,7 +129,28 @@ def _gelu_absent(ctx: AdapterContext) -> None:
     ctx.remove()
 
 
+def _celu_absent(ctx: AdapterContext) -> None:
+    """Celu-12 -> before 12: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), in float (the
+    only type Celu takes)."""
+    name = ctx.input(0)
+    if ctx.elem_type(name) is None or int(ctx.elem_type(name) or 0) != 1:
+        ctx.fail("Celu takes float only, and the input's type is not known to be float")
+    alpha = np.asarray(float(ctx.attr("alpha", 1.0)), np.float32)
+    zero = ctx.add_constant(np.asarray(0.0, np.float32), "celu_zero")
+    one = ctx.add_constant(np.asarray(1.0, np.float32), "celu_one")
+    scale = ctx.add_constant(alpha, "celu_alpha")
+    (scaled,) = ctx.emit("Div", [name, scale], 1, opset=14)
+    (grown,) = ctx.emit("Exp", [scaled], 1, opset=13)
+    (shifted,) = ctx.emit("Sub", [grown, one], 1, opset=14)
+    (negative,) = ctx.emit("Mul", [scale, shifted], 1, opset=14)
+    (low,) = ctx.emit("Min", [zero, negative], 1, opset=13)
+    (high,) = ctx.emit("Max", [zero, name], 1, opset=13)
+    ctx.emit("Add", [high, low], list(ctx.node.outputs), opset=14)
+    ctx.remove()
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("Celu", 12, ABSENT, _celu_absent, "before 12: its formula")
     table.add("Gelu", 20, ABSENT, _gelu_absent, "before 20: its formula (erf or tanh form)")
     for op in _SOFTMAX:
         table.add(op, 11, 13, _softmax_up, "axis: 2-D coercion -> one axis (Flatten/Reshape)")

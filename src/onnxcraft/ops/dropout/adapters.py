@@ -23,6 +23,7 @@ def _down_10(ctx: AdapterContext) -> None:
             ctx.fail("training_mode=true has no equivalent at version 10")
     ratio = ctx.constant_input(1, "ratio") if ctx.input(1) else None
     ctx.drop_inputs_from(1)
+    ctx.drop_attr("seed")  # draws only in training mode, refused above
     if ratio is not None:
         ctx.set_attr("ratio", "FLOAT", float(ratio.reshape(-1)[0]))
 

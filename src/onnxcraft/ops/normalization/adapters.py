@@ -79,7 +79,52 @@ def _layer_norm_absent(ctx: AdapterContext) -> None:
     ctx.remove()
 
 
+def _rms_norm_absent(ctx: AdapterContext) -> None:
+    """RMSNormalization-23 -> before 23: X / sqrt(mean(X^2 over the axes from ``axis``) + eps)
+    * scale, computed in float (stash_type 1) and cast back."""
+    x, scale = ctx.input(0), ctx.input(1)
+    rank, elem = ctx.rank(x), ctx.elem_type(x)
+    if rank is None or elem is None:
+        ctx.fail("the input's rank and element type must be known")
+    axis = int(ctx.attr("axis", -1))
+    axis = axis + rank if axis < 0 else axis
+    if int(ctx.attr("stash_type", 1)) != 1:
+        ctx.fail("only stash_type=1 (float) has an older form")
+    axes = ctx.add_constant(np.arange(axis, rank, dtype=np.int64), "rms_axes")
+    eps = ctx.add_constant(np.asarray(float(ctx.attr("epsilon", 1e-5)), np.float32), "rms_eps")
+    xu = x
+    if int(elem) != 1:
+        (xu,) = ctx.emit("Cast", [x], 1, {"to": ("INT", 1)}, opset=13)
+    (square,) = ctx.emit("Mul", [xu, xu], 1, opset=14)
+    (mean,) = ctx.emit("ReduceMean", [square, axes], 1, opset=18)
+    (shifted,) = ctx.emit("Add", [mean, eps], 1, opset=14)
+    (rms,) = ctx.emit("Sqrt", [shifted], 1, opset=13)
+    (normalized,) = ctx.emit("Div", [xu, rms], 1, opset=14)
+    if int(elem) != 1:
+        (normalized,) = ctx.emit("Cast", [normalized], 1, {"to": ("INT", int(elem))}, opset=13)
+    ctx.emit("Mul", [normalized, scale], list(ctx.node.outputs), opset=14)
+    ctx.remove()
+
+
+def _group_norm_up(ctx: AdapterContext) -> None:
+    """18 -> 21: per-group scale and bias (constants) repeated per channel."""
+    groups = int(ctx.attr("num_groups", 0))
+    shape = ctx.shape(ctx.input(0))
+    if shape is None or len(shape) < 2 or not isinstance(shape[1], int) or groups <= 0:
+        ctx.fail("the channel count must be known to repeat the per-group scale and bias")
+    channels = shape[1]
+    for index, what in ((1, "scale"), (2, "bias")):
+        value = ctx.constant_input(index, what)
+        if value is None:
+            ctx.fail(f"{what} must be given")
+        repeated = np.repeat(value.reshape(-1), channels // groups)
+        ctx.set_input(index, ctx.add_constant(repeated, f"groupnorm_{what}"))
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("RMSNormalization", 23, ABSENT, _rms_norm_absent, "before 23: its computation")
+    table.add("GroupNormalization", 18, 21, _group_norm_up, "per-group scale/bias repeated")
+    table.changed("GroupNormalization", 18, 21, "scale and bias became per-channel at 21")
     table.add("LayerNormalization", 17, ABSENT, _layer_norm_absent, "before 17: its computation")
     table.add("BatchNormalization", 6, 7, _bn_6_to_7, "is_test=1 dropped (test mode only)")
     table.add("BatchNormalization", 7, 6, _bn_7_to_6, "is_test=1 written (test mode only)")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from onnxcraft.ops.adapter_api import (
     AdapterContext,
     AdapterRegistry,
     attribute_to_input,
     input_to_attribute,
+    int64s,
     nonnegative_axes,
 )
 
@@ -30,7 +33,37 @@ def _axes_down(ctx: AdapterContext) -> None:
     ctx.set_attr("axes", "INTS", [int(v) for v in axes.reshape(-1)])
 
 
+def _select_last_down(ctx: AdapterContext) -> None:
+    """12 -> 11: select_last_index=1 as the first index over the axis reversed (a Slice with
+    step -1), counted back from the end: n - 1 - index (n known)."""
+    last = int(ctx.attr("select_last_index", 0))
+    ctx.drop_attr("select_last_index")
+    if not last:
+        return
+    name = ctx.input(0)
+    shape = ctx.shape(name)
+    axis = int(ctx.attr("axis", 0))
+    if shape is None or not isinstance(shape[axis], int):
+        ctx.fail("select_last_index=1 needs the length of the axis, which is unknown")
+    length = shape[axis]
+    axis = axis + len(shape) if axis < 0 else axis
+    starts = ctx.add_constant(int64s([-1]), "argmax_start")
+    ends = ctx.add_constant(int64s([-(2**63)]), "argmax_end")
+    axes = ctx.add_constant(int64s([axis]), "argmax_axis")
+    steps = ctx.add_constant(int64s([-1]), "argmax_step")
+    (reversed_,) = ctx.emit("Slice", [name, starts, ends, axes, steps], 1, opset=11)
+    first = ctx.fresh_name(f"{ctx.node.op_type.lower()}_reversed")
+    result = ctx.node.outputs[0]
+    ctx.node.inputs[0] = reversed_
+    ctx.node.outputs[0] = first
+    ctx.declare_type(first, ctx.value_type(result))
+    top = ctx.add_constant(np.asarray(length - 1, np.int64), "argmax_last")
+    ctx.emit("Sub", [top, first], [result], opset=7, after=True)
+
+
 def register(table: AdapterRegistry) -> None:
+    for op in ("ArgMax", "ArgMin"):
+        table.add(op, 12, 11, _select_last_down, "select_last_index=1 over the reversed axis")
     up = attribute_to_input("axes", 1)
     table.add("ReduceSum", 11, 13, up, "axes attribute -> axes input (a constant)")
     table.add("ReduceSum", 13, 11, _axes_down, "axes input (a constant) -> axes attribute")

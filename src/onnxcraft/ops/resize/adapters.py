@@ -26,10 +26,25 @@ def _text(value: object, default: str) -> str:
 
 
 def _upsample_to_resize(ctx: AdapterContext) -> None:
-    """Upsample-9 -> 10 (deprecated there): Resize-10, which means the same."""
+    """Upsample-9 -> 10 (deprecated there): Resize-10, which means the same; for a target of
+    11 or later, Resize-11 directly: Upsample's scales are at least 1, so its nearest
+    rounding is floor even when the scales are known only at run time."""
     node = ctx.node
-    attributes = {"mode": ("STRING", _text(ctx.attr("mode"), "nearest"))}
-    ctx.emit("Resize", list(node.inputs), list(node.outputs), attributes, opset=10)
+    mode = _text(ctx.attr("mode"), "nearest")
+    if ctx.target_opset < 11:
+        attributes = {"mode": ("STRING", mode)}
+        ctx.emit("Resize", list(node.inputs), list(node.outputs), attributes, opset=10)
+        ctx.remove()
+        return
+    attributes = {
+        "mode": ("STRING", mode),
+        "coordinate_transformation_mode": ("STRING", "asymmetric"),
+    }
+    if mode == "nearest":
+        attributes["nearest_mode"] = ("STRING", "floor")
+    roi = ctx.add_constant(np.zeros((0,), np.float32), "resize_roi")
+    inputs = [node.inputs[0], roi, node.inputs[1]]
+    ctx.emit("Resize", inputs, list(node.outputs), attributes, opset=11)
     ctx.remove()
 
 
@@ -103,7 +118,38 @@ def _resize_13_to_11(ctx: AdapterContext) -> None:
         ctx.fail("neither scales nor sizes")
 
 
+def _resize_axes_down(ctx: AdapterContext) -> None:
+    """18 -> 13: the axes attribute folded into full-rank scales (1 elsewhere) or sizes (the
+    input's own dims elsewhere, which must be known)."""
+    axes = ctx.attr("axes")
+    if axes is None:
+        return
+    shape = ctx.shape(ctx.input(0))
+    if shape is None:
+        ctx.fail("axes needs the input's rank, which is unknown")
+    if ctx.input(1):
+        ctx.fail("roi with axes is not rewritten")
+    rank = len(shape)
+    chosen = [int(a) + rank if int(a) < 0 else int(a) for a in axes]
+    if ctx.input(2):
+        scales = ctx.constant_input(2, "scales")
+        assert scales is not None
+        full = np.ones(rank, np.float32)
+        full[chosen] = scales.reshape(-1)
+        ctx.set_input(2, ctx.add_constant(full, "resize_scales"))
+    if ctx.input(3):
+        sizes = ctx.constant_input(3, "sizes")
+        assert sizes is not None
+        if not all(isinstance(d, int) for d in shape):
+            ctx.fail("sizes with axes needs the input's other dims, which are not all known")
+        whole = np.asarray(shape, np.int64)
+        whole[chosen] = sizes.reshape(-1)
+        ctx.set_input(3, ctx.add_constant(whole, "resize_sizes"))
+    ctx.drop_attr("axes")
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("Resize", 18, 13, _resize_axes_down, "axes folded into full-rank scales/sizes")
     table.add("Upsample", 7, 9, attribute_to_input("scales", 1, dtype=np.float32),
               "scales attribute -> input")  # fmt: skip
     table.add("Upsample", 9, 7, input_to_attribute(1, "scales", kind="FLOATS"),

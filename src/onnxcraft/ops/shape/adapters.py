@@ -95,7 +95,36 @@ def _gather_down(ctx: AdapterContext) -> None:
         ctx.fail("indices may be negative, which version 1 does not define")
 
 
+def _shape_down(ctx: AdapterContext) -> None:
+    """15 -> 13: start/end -> Shape then Slice."""
+    start = int(ctx.attr("start", 0))
+    end = ctx.attr("end")
+    ctx.drop_attr("start")
+    ctx.drop_attr("end")
+    if start == 0 and end is None:
+        return
+    stop = np.iinfo(np.int64).max if end is None else int(end)
+    (whole,) = ctx.emit("Shape", list(ctx.node.inputs), 1, opset=13)
+    starts = ctx.add_constant(np.asarray([start], np.int64), "shape_start")
+    ends = ctx.add_constant(np.asarray([stop], np.int64), "shape_end")
+    ctx.emit("Slice", [whole, starts, ends], list(ctx.node.outputs), opset=13)
+    ctx.remove()
+
+
+def _allowzero_down(ctx: AdapterContext) -> None:
+    """14 -> 13: allowzero=1 means the same when the shape holds no 0."""
+    if int(ctx.attr("allowzero", 0)) == 0:
+        ctx.drop_attr("allowzero")
+        return
+    shape = ctx.constant(ctx.input(1))
+    if shape is None or np.any(shape == 0):
+        ctx.fail("allowzero=1 with a shape that may hold 0 has no equivalent at version 13")
+    ctx.drop_attr("allowzero")
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("Shape", 15, 13, _shape_down, "start/end -> Shape then Slice")
+    table.add("Reshape", 14, 13, _allowzero_down, "allowzero=1 only when the shape has no 0")
     axes_up = attribute_to_input("axes", 1)
     for op in ("Squeeze", "Unsqueeze"):
         table.add(op, 11, 13, axes_up, "axes attribute -> axes input (a constant)")
