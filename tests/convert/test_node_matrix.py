@@ -35,16 +35,28 @@ def test_convert_case(name: str) -> None:
 
 
 ORT_OPSETS = range(7, 22)  # onnxruntime loads older opsets too; its newest is above
-ORT_SAMPLE = _ELIGIBLE[::61]
+
+
+def _plain_arrays(name: str) -> bool:
+    """Whether every input and output is a plain array: onnxruntime's Python API takes no
+    sequences or maps here, nor onnxcraft's encodings of bfloat16, float8 and 4-bit types."""
+    if name == "<node tests missing>":
+        return True
+    case = load_case(name)
+    values = (*case.inputs.values(), *case.outputs.values())
+    return all(isinstance(v, np.ndarray) and not v.dtype.names for v in values)
+
+
+# Every 61st eligible case; the few with values onnxruntime cannot take are left out here
+# (their conversions are judged by onnxcraft's evaluator in test_convert_case).
+ORT_SAMPLE = [name for name in _ELIGIBLE[::61] if _plain_arrays(name)]
 
 
 @pytest.mark.parametrize("name", ORT_SAMPLE)
 def test_onnxruntime_runs_downgraded(name: str) -> None:
-    ort = pytest.importorskip("onnxruntime")
+    import onnxruntime as ort
+
     case = load_case(name)
-    values = (*case.inputs.values(), *case.outputs.values())
-    if not all(isinstance(v, np.ndarray) and not v.dtype.names for v in values):
-        pytest.skip("sequence/map or low-precision values, which onnxruntime's API cannot take")
     source = case.model.opset_import[0].version
     from tests.evaluate.test_node_conformance import compare
 

@@ -506,7 +506,9 @@ def normalizer(x: Any, *, norm: str = "MAX") -> np.ndarray:
     x = _tensor(op, "X", x, _NUMERIC)
     if x.ndim not in (1, 2):
         fail(op, f"input X must be [N, C] or [C], got shape {list(x.shape)}")
-    work = _float_work(x)
+    # In float64, rounded once to float32: the squares of an L2 norm neither underflow (a row
+    # of subnormals) nor overflow (a row near float32's largest value).
+    work: np.ndarray = np.asarray(x, dtype=np.float64)
     if work.shape[-1] == 0:
         return work.astype(np.float32)
     if norm == "MAX":
