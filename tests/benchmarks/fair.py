@@ -58,8 +58,12 @@ def pin_threads(threads: int = 1) -> str:
         )
     _held.append(threadpool_limits(limits=threads))
     pools = ", ".join(
-        f"{pool['internal_api']} {pool['num_threads']} thread(s)" for pool in threadpool_info()
+        f"{pool['internal_api']} {pool.get('architecture', '')} {pool['num_threads']} thread(s)"
+        for pool in threadpool_info()
     )
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    if forced:  # a machine-wide setting that picks OpenBLAS's kernels instead of its detection
+        pools += f" (OPENBLAS_CORETYPE={forced} in the environment)"
     return (
         f"threads={threads}: {pools or 'no BLAS pool found'}; onnxruntime sessions get "
         f"intra/inter={threads}"
