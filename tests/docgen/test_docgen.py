@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from onnxcraft import specs
+from onnxcraft.convert.listing import conversions
 from onnxcraft.docgen.build import DOCS_DIR, coverage_of, generate
 from onnxcraft.evaluate.kernels import default_registry
 
@@ -47,3 +48,18 @@ def test_the_index_links_every_page() -> None:
     for rel in generate():
         if rel != "README.md":
             assert f"]({rel})" in index
+
+
+def test_each_page_lists_the_conversions_of_its_operator() -> None:
+    """Issue 12: the reference says, per operator, which version steps have an adapter."""
+    pages = generate()
+    listed = conversions()
+    assert listed, "no adapter is registered"
+    for step in listed:
+        page = pages[f"{step.domain or 'ai.onnx'}/{step.op_type}.md"]
+        section = page.split("## Converting between versions", 1)[1].split("\n## ", 1)[0]
+        to = str(step.to_version) if step.to_version else "older opsets"
+        row = f"| {step.from_version} | {to}"
+        assert any(
+            line.startswith(row) and step.summary[:20] in line for line in section.splitlines()
+        ), (step, section[:500])

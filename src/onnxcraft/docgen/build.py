@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from onnxcraft import specs
+from onnxcraft.convert.listing import conversions
 from onnxcraft.docgen.pages import (
     GENERATED_NOTE,
     Coverage,
@@ -50,7 +51,9 @@ def generate() -> dict[str, str]:
     by_domain: dict[str, list[list[OpSpec]]] = {}
     for (domain, _), versions in sorted(by_operator.items()):
         versions.sort(key=lambda s: s.since_version)
-        pages[page_path(versions[-1])] = operator_page(versions, coverage_of)
+        newest = versions[-1]
+        steps = conversions(newest.name, newest.domain)
+        pages[page_path(newest)] = operator_page(versions, coverage_of, steps)
         by_domain.setdefault(domain, []).append(versions)
     pages["README.md"] = index_page(by_domain, coverage_of)
     return pages

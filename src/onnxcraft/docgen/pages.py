@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from onnxcraft.convert.listing import Conversion
 from onnxcraft.specs.model import AttributeSpec, FormalParameter, OpSpec
 
 __all__ = ["Coverage", "GENERATED_NOTE", "index_page", "operator_page", "page_path"]
@@ -108,8 +109,13 @@ def _version_section(spec: OpSpec, coverage: Coverage) -> list[str]:
     return lines
 
 
-def operator_page(versions: list[OpSpec], coverage: Callable[[OpSpec], Coverage]) -> str:
-    """The page of one operator: summary, a table of versions, then every version in full."""
+def operator_page(
+    versions: list[OpSpec],
+    coverage: Callable[[OpSpec], Coverage],
+    conversions: Sequence[Conversion] = (),
+) -> str:
+    """The page of one operator: summary, a table of versions, how ``oc.convert_version``
+    moves a node between them, then every version in full."""
     newest = versions[-1]
     label = domain_label(newest.domain)
     module = _MODULES.get(newest.domain)
@@ -134,9 +140,31 @@ def operator_page(versions: list[OpSpec], coverage: Callable[[OpSpec], Coverage]
             f"{cov.evaluator} | {cov.inference} |"
         )
     lines.append("")
+    if len(versions) > 1 or conversions:
+        lines += _conversion_section(conversions)
     for spec in reversed(versions):
         lines += _version_section(spec, coverage(spec))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _conversion_section(conversions: Sequence[Conversion]) -> list[str]:
+    lines = [
+        "## Converting between versions",
+        "",
+        "`oc.convert_version` (and `oc.build(..., target_opset=N)`) moves a node one version at "
+        "a time. A step between versions whose difference the specs state (a new attribute at "
+        "its default, a type constraint widened) needs nothing more; the steps below have an "
+        "adapter of their own, or are refused where no equivalent exists.",
+        "",
+    ]
+    if not conversions:
+        return [*lines, "No step of this operator needs an adapter.", ""]
+    lines += ["| from | to | how |", "| --- | --- | --- |"]
+    for c in conversions:
+        to = str(c.to_version) if c.to_version else "older opsets (absent there)"
+        how = _cell(c.summary) if c.adapter else f"refused: {_cell(c.summary)}"
+        lines.append(f"| {c.from_version} | {to} | {how} |")
+    return [*lines, ""]
 
 
 def index_page(
