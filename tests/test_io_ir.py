@@ -102,10 +102,10 @@ def test_raw_data_shares_the_memory_of_contiguous_little_endian_arrays() -> None
 def test_every_model_api_takes_an_ir_model() -> None:
     weights = np.full((4, 3), 0.5, np.float32)
     x = oc.arg("X", np.float32, ("N", 4))
-    model = oc.build_ir([x], {"Y": op.Relu(op.MatMul(x, weights))}, name="g")
+    model = oc.build_ir([x], {"Y": op.Relu(op.MatMul(x, weights))}, name="g", value_info=True)
     oc.check(model)
     assert oc.proto.ModelProto.FromString(model.SerializeToString()) == oc.build(
-        [x], {"Y": op.Relu(op.MatMul(x, weights))}, name="g"
+        [x], {"Y": op.Relu(op.MatMul(x, weights))}, name="g", value_info=True
     )
     declared = list(model.graph.value_info)
     assert [v.name for v in declared] == [model.graph.nodes[0].outputs[0]]

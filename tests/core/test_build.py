@@ -166,9 +166,25 @@ def test_only_reachable_nodes_are_kept_and_sorted() -> None:
     X = oc.arg("X", F32, (2,))
     op.Exp(X)  # dead code
     y = op.Neg(op.Relu(X))
-    model = onnx_model(oc.build([X], {"y": y}))
+    model = onnx_model(oc.build([X], {"y": y}, value_info=True))
     assert [n.op_type for n in model.graph.node] == ["Relu", "Neg"]
     assert [v.name for v in model.graph.value_info] == [model.graph.node[0].output[0]]
+
+
+def test_intermediate_types_are_declared_on_request_only() -> None:
+    """Without value_info=True the file holds what onnx.helper's would: no value_info."""
+    X = oc.arg("X", F32, ("N", 2))
+    y = op.Neg(op.Relu(X))
+    plain = onnx_model(oc.build([X], {"y": y}))
+    declared = onnx_model(oc.build([X], {"y": y}, value_info=True))
+    assert not plain.graph.value_info
+    assert len(plain.SerializeToString()) < len(declared.SerializeToString())
+    inferred = oc.infer_shapes(plain)
+    assert [str(v.type) for v in inferred.graph.value_info] == [
+        str(v.type) for v in declared.graph.value_info
+    ]
+    with pytest.raises(oc.ArgumentError, match="value_info must be a bool"):
+        oc.build([X], {"y": y}, value_info="yes")  # type: ignore[arg-type]
 
 
 def test_opset_and_ir_version_are_the_lowest_that_work() -> None:

@@ -43,7 +43,7 @@ def _rich_model() -> Any:
         return [op.Mul(t, t)]
 
     (y,) = op.If(C, then_branch=then, else_branch=lambda: [op.Sigmoid(hidden)])
-    return oc.build([X, C], {"z": double(op.Add(y, op.Tanh(y)))}, name="rich")
+    return oc.build([X, C], {"z": double(op.Add(y, op.Tanh(y)))}, name="rich", value_info=True)
 
 
 def _graphs(graph: onnx.GraphProto) -> list[onnx.GraphProto]:

@@ -49,6 +49,7 @@ def build(
     model_version: int = 0,
     domain: str = "",
     keep: Sequence[Var] = (),
+    value_info: bool = False,
     graph_doc_string: str | None = None,
     target_opset: int | Mapping[str, int] | None = None,
 ) -> ModelProto:
@@ -58,7 +59,9 @@ def build(
     names). ``opset`` overrides the ai.onnx opset (an int) or any domain's (a mapping).
     ``keep`` lists values whose nodes belong in the graph although no output depends on
     them (only the nodes the outputs need are built otherwise). ``doc_string`` documents the
-    model and its graph, unless ``graph_doc_string`` gives the graph's own.
+    model and its graph, unless ``graph_doc_string`` gives the graph's own. ``value_info``
+    declares the type of every intermediate value in the graphs (off by default: the file is
+    then as small as onnx.helper's, and ``oc.infer_shapes`` recovers the types).
     ``target_opset`` (an ai.onnx opset, or a mapping domain -> opset) converts the model built
     to that opset (``oc.convert_version``): write against the newest opset module and ship to
     older runtimes; a node the target cannot express raises ``oc.VersionConversionError``.
@@ -76,6 +79,7 @@ def build(
         model_version=model_version,
         domain=domain,
         keep=keep,
+        value_info=value_info,
         graph_doc_string=graph_doc_string,
         target_opset=target_opset,
     )
@@ -99,6 +103,7 @@ def build_ir(
     model_version: int = 0,
     domain: str = "",
     keep: Sequence[Var] = (),
+    value_info: bool = False,
     graph_doc_string: str | None = None,
     target_opset: int | Mapping[str, int] | None = None,
 ) -> Model:
@@ -118,7 +123,9 @@ def build_ir(
     if graph_doc_string is not None:
         texts["graph_doc_string"] = graph_doc_string
     _check_options(name, metadata, opset, ir_version, texts, model_version)
-    emitter = GraphEmitter(input_list, output_map, _keep_list(keep))
+    if not isinstance(value_info, bool):
+        raise ArgumentError(f"build: value_info must be a bool, got {value_info!r}")
+    emitter = GraphEmitter(input_list, output_map, _keep_list(keep), value_info=value_info)
     graph = emitter.top_graph(name, doc_string if graph_doc_string is None else graph_doc_string)
     opsets = model_opsets(emitter.calls, emitter.uses_constant_node, emitter.identity_types, opset)
     functions = collect_functions(emitter.function_defs)

@@ -40,11 +40,20 @@ class GraphEmitter:
     """
 
     def __init__(
-        self, inputs: list[Var], outputs: dict[str, Var], keep: list[Var] | None = None
+        self,
+        inputs: list[Var],
+        outputs: dict[str, Var],
+        keep: list[Var] | None = None,
+        *,
+        value_info: bool = False,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
         self.keep = keep or []  # values built although no output depends on them
+        # Whether graphs declare the type of every intermediate value: on request only, as
+        # onnx.helper's models do not (the file stays as small as theirs; inference recovers
+        # the types).
+        self.with_value_info = value_info
         self.namer = Namer()
         self.names: dict[int, str] = {}  # id(Var) -> name
         self.cache: dict[int, Collected] = {}
@@ -351,6 +360,8 @@ class GraphEmitter:
         return result
 
     def _value_info(self, nodes: list[OpCall], exclude: set[str]) -> list[ValueInfo]:
+        if not self.with_value_info:
+            return []
         infos = []
         for node in nodes:
             for var in node.outputs:
