@@ -61,6 +61,18 @@ class Misuse:
 
 MISUSES = [
     Misuse(
+        "an attribute the operator does not have (a typo)",
+        oc.OpAttributeError,
+        lambda: op.Softmax(_x(), axsi=1),  # type: ignore[arg-type]
+        ("Softmax", "version 13", "no attribute 'axsi'", "did you mean 'axis'", "'axis'"),
+    ),
+    Misuse(
+        "an attribute given to an operator that has none",
+        oc.OpAttributeError,
+        lambda: op.Relu(_x(), alpha=0.1),  # type: ignore[arg-type]
+        ("Relu", "no attribute 'alpha'", "its attributes are: none"),
+    ),
+    Misuse(
         "input type outside the constraint",
         oc.OpInputError,
         lambda: op.Sqrt(oc.arg("I", np.int64, (4,))),

@@ -159,7 +159,11 @@ def _function(spec: Any, domain_label: str) -> tuple[str, str | None]:
     variadic_output = bool(outputs) and outputs[-1].option == "variadic"
     if variadic_output:
         attr_params.append(python_name("outputs_count", taken) + ": int | None = None")
+    # Any other keyword is refused at run time with the operator's attribute names, and by a
+    # type checker before (no value has type Never).
+    unknown = python_name("unknown", taken)
     keyword_part = (["*"] if attr_params and not variadic_input else []) + attr_params
+    keyword_part.append(f"**{unknown}: _Never")
     signature = ", ".join(params + keyword_part)
     key = f"({_literal(spec.domain)}, {_literal(spec.name)}, {spec.since_version})"
     args = "(" + "".join(f"{x}, " for x in packed).rstrip(" ") + ")"
@@ -167,7 +171,7 @@ def _function(spec: Any, domain_label: str) -> tuple[str, str | None]:
     result_class: str | None = None
     if variadic_output:
         returns = "tuple[_Var, ...]"
-        call = f"_rt.emit_tuple({key}, _OPSET, {args}, {attrs}, outputs_count)"
+        call = f"_rt.emit_tuple({key}, _OPSET, {args}, {attrs}, outputs_count, {unknown})"
     elif len(outputs) > 1:
         class_name = f"{spec.name}Outputs"
         field_taken: set[str] = set()
@@ -178,10 +182,10 @@ def _function(spec: Any, domain_label: str) -> tuple[str, str | None]:
             + "".join(f"    {f}: _Var\n" for f in fields)
         )
         returns = class_name
-        call = f"_rt.emit_named({key}, _OPSET, {args}, {attrs}, {class_name})"
+        call = f"_rt.emit_named({key}, _OPSET, {args}, {attrs}, {class_name}, {unknown})"
     else:
         returns = "_Var"
-        call = f"_rt.emit1({key}, _OPSET, {args}, {attrs})"
+        call = f"_rt.emit1({key}, _OPSET, {args}, {attrs}, {unknown})"
     header = f"def {spec.name}({signature}) -> {returns}:"
     if len(header) > 100:
         inner = ",\n".join(f"    {p}" for p in params + keyword_part)
@@ -212,6 +216,7 @@ def generate_module(
         "from collections.abc import Sequence as _Seq\n",
         "from typing import Any as _Any\n",
         "from typing import NamedTuple as _NamedTuple\n\n",
+        "from typing_extensions import Never as _Never\n\n",
         "import numpy.typing as _npt\n\n",
         "from onnxcraft.core.var import Var as _Var\n",
         "from onnxcraft.opset import _runtime as _rt\n",

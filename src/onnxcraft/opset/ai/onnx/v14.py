@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -181,7 +183,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /) -> _Var:
+def Abs(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -199,10 +201,10 @@ def Abs(X: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Abs", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Abs", 13), _OPSET, (X,), {}, unknown)
 
 
-def Acos(input: _rt.VarLike, /) -> _Var:
+def Acos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -217,10 +219,10 @@ def Acos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Acosh(input: _rt.VarLike, /) -> _Var:
+def Acosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic cosine of a floating-point tensor (defined for values >=
     1).
 
@@ -235,10 +237,10 @@ def Acosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acosh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acosh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Add(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
     shape.
 
@@ -258,10 +260,10 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Add", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Add", 14), _OPSET, (A, B,), {}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def And(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -279,7 +281,7 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def ArgMax(
@@ -289,6 +291,7 @@ def ArgMax(
     axis: int = 0,
     keepdims: int = 1,
     select_last_index: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
@@ -314,7 +317,7 @@ def ArgMax(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ArgMax", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+    return _rt.emit1(("", "ArgMax", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index}, unknown)
 
 
 def ArgMin(
@@ -324,6 +327,7 @@ def ArgMin(
     axis: int = 0,
     keepdims: int = 1,
     select_last_index: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
@@ -349,10 +353,10 @@ def ArgMin(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ArgMin", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+    return _rt.emit1(("", "ArgMin", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index}, unknown)
 
 
-def Asin(input: _rt.VarLike, /) -> _Var:
+def Asin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -367,10 +371,10 @@ def Asin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Asinh(input: _rt.VarLike, /) -> _Var:
+def Asinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic sine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Asinh``
@@ -384,10 +388,10 @@ def Asinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asinh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asinh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Atan(input: _rt.VarLike, /) -> _Var:
+def Atan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse tangent, in radians, of a floating-point tensor.
 
     Signature: ``ai.onnx@7::Atan``
@@ -401,10 +405,10 @@ def Atan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Atanh(input: _rt.VarLike, /) -> _Var:
+def Atanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic tangent of a floating-point tensor (defined on the open
     interval (-1, 1)).
 
@@ -419,7 +423,7 @@ def Atanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atanh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atanh", 9), _OPSET, (input,), {}, unknown)
 
 
 def AveragePool(
@@ -432,6 +436,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides, padding and `ceil_mode` for the output size.
@@ -458,7 +463,7 @@ def AveragePool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 11), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 11), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -480,6 +485,7 @@ def BatchNormalization(
     epsilon: float = 9.999999747378752e-06,
     momentum: float = 0.8999999761581421,
     training_mode: int = 0,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     In inference mode it uses the given running statistics; with `training_mode` it uses
@@ -510,10 +516,17 @@ def BatchNormalization(
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         U: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit_named(("", "BatchNormalization", 14), _OPSET, (X, scale, B, input_mean, input_var,), {"epsilon": epsilon, "momentum": momentum, "training_mode": training_mode}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 14), _OPSET, (X, scale, B, input_mean, input_var,), {"epsilon": epsilon, "momentum": momentum, "training_mode": training_mode}, BatchNormalizationOutputs, unknown)
 
 
-def BitShift(X: _rt.VarLike, Y: _rt.VarLike, /, *, direction: str = _rt.REQUIRED) -> _Var:
+def BitShift(
+    X: _rt.VarLike,
+    Y: _rt.VarLike,
+    /,
+    *,
+    direction: str = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
     with numpy-style broadcasting.
 
@@ -532,10 +545,10 @@ def BitShift(X: _rt.VarLike, Y: _rt.VarLike, /, *, direction: str = _rt.REQUIRED
     Type constraints:
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64)
     """
-    return _rt.emit1(("", "BitShift", 11), _OPSET, (X, Y,), {"direction": direction})
+    return _rt.emit1(("", "BitShift", 11), _OPSET, (X, Y,), {"direction": direction}, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
     numeric, bool and string conversions.
 
@@ -560,10 +573,10 @@ def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool), tensor(string), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Cast", 13), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "Cast", 13), _OPSET, (input,), {"to": to}, unknown)
 
 
-def Ceil(X: _rt.VarLike, /) -> _Var:
+def Ceil(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -579,10 +592,10 @@ def Ceil(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Ceil", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Ceil", 13), _OPSET, (X,), {}, unknown)
 
 
-def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Continuously differentiable exponential linear unit, elementwise: x where x >= 0, and
     alpha * (exp(x / alpha) - 1) for negative x.
 
@@ -600,7 +613,7 @@ def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float)
     """
-    return _rt.emit1(("", "Celu", 12), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Celu", 12), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
 def Clip(
@@ -608,6 +621,7 @@ def Clip(
     min: _rt.VarLike | None = None,
     max: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -629,10 +643,17 @@ def Clip(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Clip", 13), _OPSET, (input, min, max,), {})
+    return _rt.emit1(("", "Clip", 13), _OPSET, (input, min, max,), {}, unknown)
 
 
-def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None = None) -> _Var:
+def Compress(
+    input: _rt.VarLike,
+    condition: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Keeps the slices of `input` along `axis` whose entry in the 1-D boolean `condition` is
     true; without `axis` it works on the flattened input. Entries beyond the length of
     `condition` are dropped.
@@ -658,10 +679,10 @@ def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None 
                 tensor(complex128)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Compress", 11), _OPSET, (input, condition,), {"axis": axis})
+    return _rt.emit1(("", "Compress", 11), _OPSET, (input, condition,), {"axis": axis}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -684,7 +705,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 13), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 13), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
 def ConcatFromSequence(
@@ -693,6 +714,7 @@ def ConcatFromSequence(
     *,
     axis: int = _rt.REQUIRED,
     new_axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Joins the tensors of a sequence along `axis`, or stacks them along a freshly inserted
     axis when `new_axis` is 1.
@@ -720,7 +742,7 @@ def ConcatFromSequence(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "ConcatFromSequence", 11), _OPSET, (input_sequence,), {"axis": axis, "new_axis": new_axis})
+    return _rt.emit1(("", "ConcatFromSequence", 11), _OPSET, (input_sequence,), {"axis": axis, "new_axis": new_axis}, unknown)
 
 
 def Constant(
@@ -733,6 +755,7 @@ def Constant(
     value_ints: _Seq[int] | None = None,
     value_string: str | None = None,
     value_strings: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
     scalar or 1-D list of floats, ints or strings.
@@ -760,10 +783,16 @@ def Constant(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Constant", 13), _OPSET, (), {"sparse_value": sparse_value, "value": value, "value_float": value_float, "value_floats": value_floats, "value_int": value_int, "value_ints": value_ints, "value_string": value_string, "value_strings": value_strings})
+    return _rt.emit1(("", "Constant", 13), _OPSET, (), {"sparse_value": sparse_value, "value": value, "value_float": value_float, "value_floats": value_floats, "value_int": value_int, "value_ints": value_ints, "value_string": value_string, "value_strings": value_strings}, unknown)
 
 
-def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = None) -> _Var:
+def ConstantOfShape(
+    input: _rt.VarLike,
+    /,
+    *,
+    value: _npt.ArrayLike | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Creates a tensor whose shape is the 1-D int64 input and fills it with the single element
     of `value` (float32 zero by default).
 
@@ -784,7 +813,7 @@ def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = Non
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "ConstantOfShape", 9), _OPSET, (input,), {"value": value})
+    return _rt.emit1(("", "ConstantOfShape", 9), _OPSET, (input,), {"value": value}, unknown)
 
 
 def Conv(
@@ -799,6 +828,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -827,7 +857,7 @@ def Conv(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvInteger(
@@ -843,6 +873,7 @@ def ConvInteger(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Convolution on 8-bit integer data and weights after subtracting their zero points,
     accumulating into an int32 output; spatial attributes follow Conv.
@@ -871,7 +902,7 @@ def ConvInteger(
         T2: tensor(int8), tensor(uint8)
         T3: tensor(int32)
     """
-    return _rt.emit1(("", "ConvInteger", 10), _OPSET, (x, w, x_zero_point, w_zero_point,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvInteger", 10), _OPSET, (x, w, x_zero_point, w_zero_point,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -888,6 +919,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -919,10 +951,10 @@ def ConvTranspose(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 11), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Cos(input: _rt.VarLike, /) -> _Var:
+def Cos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise cosine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Cos``
@@ -936,10 +968,10 @@ def Cos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Cosh(input: _rt.VarLike, /) -> _Var:
+def Cosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic cosine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Cosh``
@@ -953,10 +985,18 @@ def Cosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cosh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cosh", 9), _OPSET, (input,), {}, unknown)
 
 
-def CumSum(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse: int = 0) -> _Var:
+def CumSum(
+    x: _rt.VarLike,
+    axis: _rt.VarLike,
+    /,
+    *,
+    exclusive: int = 0,
+    reverse: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Running sum of `x` along the scalar `axis` input; `exclusive` shifts the sum by one
     position (starting from 0) and `reverse` runs it from the end of the axis.
 
@@ -980,7 +1020,7 @@ def CumSum(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse:
                 tensor(float), tensor(double), tensor(bfloat16)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "CumSum", 14), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse})
+    return _rt.emit1(("", "CumSum", 14), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse}, unknown)
 
 
 def DepthToSpace(
@@ -989,6 +1029,7 @@ def DepthToSpace(
     *,
     blocksize: int = _rt.REQUIRED,
     mode: str = "DCR",
+    **unknown: _Never,
 ) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize). `mode` picks depth-column-row (DCR) or
@@ -1014,7 +1055,7 @@ def DepthToSpace(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 13), _OPSET, (input,), {"blocksize": blocksize, "mode": mode})
+    return _rt.emit1(("", "DepthToSpace", 13), _OPSET, (input,), {"blocksize": blocksize, "mode": mode}, unknown)
 
 
 def DequantizeLinear(
@@ -1024,6 +1065,7 @@ def DequantizeLinear(
     /,
     *,
     axis: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
     and zero point may be scalars or 1-D along `axis`.
@@ -1046,10 +1088,10 @@ def DequantizeLinear(
     Type constraints:
         T: tensor(int8), tensor(uint8), tensor(int32)
     """
-    return _rt.emit1(("", "DequantizeLinear", 13), _OPSET, (x, x_scale, x_zero_point,), {"axis": axis})
+    return _rt.emit1(("", "DequantizeLinear", 13), _OPSET, (x, x_scale, x_zero_point,), {"axis": axis}, unknown)
 
 
-def Det(X: _rt.VarLike, /) -> _Var:
+def Det(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Determinant of each square matrix held in the last two dimensions of the input; leading
     dimensions are batch dimensions.
 
@@ -1064,10 +1106,10 @@ def Det(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Det", 11), _OPSET, (X,), {})
+    return _rt.emit1(("", "Det", 11), _OPSET, (X,), {}, unknown)
 
 
-def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Div(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
     zero.
 
@@ -1087,7 +1129,7 @@ def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Div", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Div", 14), _OPSET, (A, B,), {}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -1104,6 +1146,7 @@ def Dropout(
     /,
     *,
     seed: int | None = None,
+    **unknown: _Never,
 ) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
@@ -1130,7 +1173,7 @@ def Dropout(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(bool)
     """
-    return _rt.emit_named(("", "Dropout", 13), _OPSET, (data, ratio, training_mode,), {"seed": seed}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 13), _OPSET, (data, ratio, training_mode,), {"seed": seed}, DropoutOutputs, unknown)
 
 
 class DynamicQuantizeLinearOutputs(_NamedTuple):
@@ -1141,7 +1184,7 @@ class DynamicQuantizeLinearOutputs(_NamedTuple):
     y_zero_point: _Var
 
 
-def DynamicQuantizeLinear(x: _rt.VarLike, /) -> DynamicQuantizeLinearOutputs:
+def DynamicQuantizeLinear(x: _rt.VarLike, /, **unknown: _Never) -> DynamicQuantizeLinearOutputs:
     """Quantizes a float tensor to uint8, deriving the scale and zero point from the tensor's
     own min/max range (widened to contain 0), and returns the data together with both
     parameters.
@@ -1160,10 +1203,10 @@ def DynamicQuantizeLinear(x: _rt.VarLike, /) -> DynamicQuantizeLinearOutputs:
         T1: tensor(float)
         T2: tensor(uint8)
     """
-    return _rt.emit_named(("", "DynamicQuantizeLinear", 11), _OPSET, (x,), {}, DynamicQuantizeLinearOutputs)
+    return _rt.emit_named(("", "DynamicQuantizeLinear", 11), _OPSET, (x,), {}, DynamicQuantizeLinearOutputs, unknown)
 
 
-def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED) -> _Var:
+def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Contracts any number of tensors according to an Einstein summation `equation` such as
     "ij,jk->ik", covering products, transposes, traces and reductions.
 
@@ -1183,10 +1226,10 @@ def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Einsum", 12), _OPSET, (*Inputs,), {"equation": equation})
+    return _rt.emit1(("", "Einsum", 12), _OPSET, (*Inputs,), {"equation": equation}, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -1206,10 +1249,10 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1229,10 +1272,10 @@ def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(float), tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Equal", 13), _OPSET, (A, B,), {}, unknown)
 
 
-def Erf(input: _rt.VarLike, /) -> _Var:
+def Erf(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gauss error function of each element of a floating-point tensor.
 
     Changed in version 13: Adds bfloat16 to T and drops every integer type, so T is floating point only.
@@ -1248,10 +1291,10 @@ def Erf(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Erf", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Erf", 13), _OPSET, (input,), {}, unknown)
 
 
-def Exp(input: _rt.VarLike, /) -> _Var:
+def Exp(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural exponential e^x of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1267,10 +1310,10 @@ def Exp(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Exp", 13), _OPSET, (input,), {}, unknown)
 
 
-def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Expand(input: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
     result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
     the input's extent.
@@ -1292,10 +1335,17 @@ def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Expand", 13), _OPSET, (input, shape,), {})
+    return _rt.emit1(("", "Expand", 13), _OPSET, (input, shape,), {}, unknown)
 
 
-def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int = 0) -> _Var:
+def EyeLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    k: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Creates a 2-D tensor with the shape of the input holding ones on the k-th diagonal and
     zeros elsewhere, in the type set by `dtype` or else the input's type.
 
@@ -1319,10 +1369,10 @@ def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "EyeLike", 9), _OPSET, (input,), {"dtype": dtype, "k": k})
+    return _rt.emit1(("", "EyeLike", 9), _OPSET, (input,), {"dtype": dtype, "k": k}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -1345,10 +1395,10 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Flatten", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /) -> _Var:
+def Floor(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1364,7 +1414,7 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Floor", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Floor", 13), _OPSET, (X,), {}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -1391,6 +1441,7 @@ def GRU(
     hidden_size: int | None = None,
     layout: int = 0,
     linear_before_reset: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -1427,10 +1478,10 @@ def GRU(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout, "linear_before_reset": linear_before_reset}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout, "linear_before_reset": linear_before_reset}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape. Negative indices count from the end.
 
@@ -1455,10 +1506,17 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 13), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 13), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
-def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def GatherElements(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Elementwise indexing along one `axis`: output[i][j]... takes data at the same position
     except that the `axis` coordinate comes from `indices`, so the output has the shape of
     `indices`.
@@ -1484,10 +1542,17 @@ def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0)
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "GatherElements", 13), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "GatherElements", 13), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
-def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /, *, batch_dims: int = 0) -> _Var:
+def GatherND(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    /,
+    *,
+    batch_dims: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Reads slices of `data` addressed by index tuples stored in the last dimension of
     `indices`, after `batch_dims` shared leading dimensions. Output rank is rank(indices) +
     rank(data) - indices.shape[-1] - 1 - batch_dims.
@@ -1512,7 +1577,7 @@ def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /, *, batch_dims: int = 0)
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims})
+    return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims}, unknown)
 
 
 def Gemm(
@@ -1525,6 +1590,7 @@ def Gemm(
     beta: float = 1.0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
@@ -1551,10 +1617,10 @@ def Gemm(
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Gemm", 13), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 13), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -1569,10 +1635,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -1592,10 +1658,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -1610,10 +1676,10 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {}, unknown)
 
 
-def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1633,10 +1699,10 @@ def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Greater", 13), _OPSET, (A, B,), {}, unknown)
 
 
-def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A >= B with numpy-style broadcasting, producing a boolean tensor.
 
     Signature: ``ai.onnx@12::GreaterOrEqual``
@@ -1654,7 +1720,7 @@ def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "GreaterOrEqual", 12), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "GreaterOrEqual", 12), _OPSET, (A, B,), {}, unknown)
 
 
 def HardSigmoid(
@@ -1663,6 +1729,7 @@ def HardSigmoid(
     *,
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -1683,10 +1750,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta}, unknown)
 
 
-def HardSwish(X: _rt.VarLike, /) -> _Var:
+def HardSwish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x * max(0, min(1, x / 6 + 1/2)) applied elementwise, a cheap stand-in for swish.
 
     Signature: ``ai.onnx@14::HardSwish``
@@ -1700,10 +1767,10 @@ def HardSwish(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSwish", 14), _OPSET, (X,), {})
+    return _rt.emit1(("", "HardSwish", 14), _OPSET, (X,), {}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """Marks, along `axis`, the first position holding the maximum with 1 and every other
     position with 0; the output keeps the input's shape.
 
@@ -1723,10 +1790,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Hardmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Changed in version 14: The type parameter becomes V and also accepts sequences of tensors, so a sequence can pass through unchanged.
@@ -1750,7 +1817,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 seq(tensor(double)), seq(tensor(string)), seq(tensor(bool)),
                 seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "Identity", 14), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 14), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -1760,6 +1827,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -1791,7 +1859,7 @@ def If(
                 seq(tensor(complex128))
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 13), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 13), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
 def InstanceNormalization(
@@ -1801,6 +1869,7 @@ def InstanceNormalization(
     /,
     *,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -1823,10 +1892,17 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon}, unknown)
 
 
-def IsInf(X: _rt.VarLike, /, *, detect_negative: int = 1, detect_positive: int = 1) -> _Var:
+def IsInf(
+    X: _rt.VarLike,
+    /,
+    *,
+    detect_negative: int = 1,
+    detect_positive: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Boolean mask of infinite elements; `detect_positive` and `detect_negative` choose which
     signs count.
 
@@ -1846,10 +1922,10 @@ def IsInf(X: _rt.VarLike, /, *, detect_negative: int = 1, detect_positive: int =
         T1: tensor(float), tensor(double)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "IsInf", 10), _OPSET, (X,), {"detect_negative": detect_negative, "detect_positive": detect_positive})
+    return _rt.emit1(("", "IsInf", 10), _OPSET, (X,), {"detect_negative": detect_negative, "detect_positive": detect_positive}, unknown)
 
 
-def IsNaN(X: _rt.VarLike, /) -> _Var:
+def IsNaN(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Boolean mask that is true where an element is NaN.
 
     Changed in version 13: Adds bfloat16 to T1.
@@ -1866,7 +1942,7 @@ def IsNaN(X: _rt.VarLike, /) -> _Var:
         T1: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "IsNaN", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "IsNaN", 13), _OPSET, (X,), {}, unknown)
 
 
 def LRN(
@@ -1877,6 +1953,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -1900,7 +1977,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "LRN", 13), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 13), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -1930,6 +2007,7 @@ def LSTM(
     hidden_size: int | None = None,
     input_forget: int = 0,
     layout: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -1969,10 +2047,10 @@ def LSTM(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "layout": layout}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "layout": layout}, LSTMOutputs, unknown)
 
 
-def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582, **unknown: _Never) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1991,10 +2069,10 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2014,10 +2092,10 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Less", 13), _OPSET, (A, B,), {}, unknown)
 
 
-def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A <= B with numpy-style broadcasting, producing a boolean tensor.
 
     Signature: ``ai.onnx@12::LessOrEqual``
@@ -2035,10 +2113,10 @@ def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "LessOrEqual", 12), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "LessOrEqual", 12), _OPSET, (A, B,), {}, unknown)
 
 
-def Log(input: _rt.VarLike, /) -> _Var:
+def Log(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural logarithm of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2054,10 +2132,10 @@ def Log(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Log", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Log", 13), _OPSET, (input,), {}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
     input's shape.
 
@@ -2077,7 +2155,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "LogSoftmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -2086,6 +2164,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -2120,10 +2199,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 13), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 13), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Signature: ``ai.onnx@1::LpNormalization``
@@ -2141,7 +2227,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -2153,6 +2239,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides and padding as in the other pooling operators and the
@@ -2178,10 +2265,10 @@ def LpPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 11), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 11), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -2200,7 +2287,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64), tensor(bfloat16)
     """
-    return _rt.emit1(("", "MatMul", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 13), _OPSET, (A, B,), {}, unknown)
 
 
 def MatMulInteger(
@@ -2209,6 +2296,7 @@ def MatMulInteger(
     a_zero_point: _rt.VarLike | None = None,
     b_zero_point: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Matrix product of 8-bit integer operands after subtracting their zero points, producing
     int32; batching follows MatMul.
@@ -2229,10 +2317,10 @@ def MatMulInteger(
         T2: tensor(int8), tensor(uint8)
         T3: tensor(int32)
     """
-    return _rt.emit1(("", "MatMulInteger", 10), _OPSET, (A, B, a_zero_point, b_zero_point,), {})
+    return _rt.emit1(("", "MatMulInteger", 10), _OPSET, (A, B, a_zero_point, b_zero_point,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike) -> _Var:
+def Max(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2250,7 +2338,7 @@ def Max(*data_0: _rt.VarLike) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Max", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Max", 13), _OPSET, (*data_0,), {}, unknown)
 
 
 class MaxPoolOutputs(_NamedTuple):
@@ -2271,6 +2359,7 @@ def MaxPool(
     pads: _Seq[int] | None = None,
     storage_order: int = 0,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides, padding, dilations and `ceil_mode`. An optional second output gives the
@@ -2300,7 +2389,7 @@ def MaxPool(
         T: tensor(float16), tensor(float), tensor(double), tensor(int8), tensor(uint8)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "MaxPool", 12), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+    return _rt.emit_named(("", "MaxPool", 12), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs, unknown)
 
 
 def MaxRoiPool(
@@ -2310,6 +2399,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -2330,7 +2420,7 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
 def MaxUnpool(
@@ -2342,6 +2432,7 @@ def MaxUnpool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Partial inverse of MaxPool: writes the pooled values back to the positions recorded in
     the indices tensor and fills all other positions with zero, sizing the result from the
@@ -2368,10 +2459,10 @@ def MaxUnpool(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "MaxUnpool", 11), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "MaxUnpool", 11), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike) -> _Var:
+def Mean(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2387,10 +2478,16 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mean", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Mean", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)) -> _Var:
+def MeanVarianceNormalization(
+    X: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] = (0, 2, 3,),
+    **unknown: _Never,
+) -> _Var:
     """Standardizes the input to zero mean and unit variance over `axes` (by default batch and
     spatial axes, per channel).
 
@@ -2410,10 +2507,10 @@ def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "MeanVarianceNormalization", 13), _OPSET, (X,), {"axes": axes})
+    return _rt.emit1(("", "MeanVarianceNormalization", 13), _OPSET, (X,), {"axes": axes}, unknown)
 
 
-def Min(*data_0: _rt.VarLike) -> _Var:
+def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2431,10 +2528,10 @@ def Min(*data_0: _rt.VarLike) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.
@@ -2458,10 +2555,10 @@ def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mod", 13), _OPSET, (A, B,), {"fmod": fmod})
+    return _rt.emit1(("", "Mod", 13), _OPSET, (A, B,), {"fmod": fmod}, unknown)
 
 
-def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A * B elementwise, with numpy-style broadcasting.
 
     Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
@@ -2480,7 +2577,7 @@ def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mul", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Mul", 14), _OPSET, (A, B,), {}, unknown)
 
 
 def Multinomial(
@@ -2490,6 +2587,7 @@ def Multinomial(
     dtype: _rt.DTypeLike = _rt.ElementType.INT32,
     sample_size: int = 1,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
     `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
@@ -2511,10 +2609,10 @@ def Multinomial(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed}, unknown)
 
 
-def Neg(X: _rt.VarLike, /) -> _Var:
+def Neg(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2531,7 +2629,7 @@ def Neg(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Neg", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Neg", 13), _OPSET, (X,), {}, unknown)
 
 
 def NegativeLogLikelihoodLoss(
@@ -2542,6 +2640,7 @@ def NegativeLogLikelihoodLoss(
     *,
     ignore_index: int | None = None,
     reduction: str = "mean",
+    **unknown: _Never,
 ) -> _Var:
     """Loss from log-probabilities `input` (N, C, ...) and class `target`s: minus the target
     class's value, optionally weighted per class, with `ignore_index` skipped. `reduction`
@@ -2567,7 +2666,7 @@ def NegativeLogLikelihoodLoss(
         T: tensor(float16), tensor(float), tensor(double)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "NegativeLogLikelihoodLoss", 13), _OPSET, (input, target, weight,), {"ignore_index": ignore_index, "reduction": reduction})
+    return _rt.emit1(("", "NegativeLogLikelihoodLoss", 13), _OPSET, (input, target, weight,), {"ignore_index": ignore_index, "reduction": reduction}, unknown)
 
 
 def NonMaxSuppression(
@@ -2579,6 +2678,7 @@ def NonMaxSuppression(
     /,
     *,
     center_point_box: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Per batch and class, greedily keeps the highest-scoring boxes and discards those
     overlapping a kept box by more than `iou_threshold`, up to a per-class maximum and above
@@ -2602,10 +2702,10 @@ def NonMaxSuppression(
     Attributes:
         center_point_box: INT, default 0
     """
-    return _rt.emit1(("", "NonMaxSuppression", 11), _OPSET, (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,), {"center_point_box": center_point_box})
+    return _rt.emit1(("", "NonMaxSuppression", 11), _OPSET, (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,), {"center_point_box": center_point_box}, unknown)
 
 
-def NonZero(X: _rt.VarLike, /) -> _Var:
+def NonZero(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the coordinates of the non-zero elements as an int64 tensor of shape (rank,
     count), in row-major order.
 
@@ -2625,10 +2725,10 @@ def NonZero(X: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "NonZero", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "NonZero", 13), _OPSET, (X,), {}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -2642,7 +2742,7 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
 def OneHot(
@@ -2652,6 +2752,7 @@ def OneHot(
     /,
     *,
     axis: int = -1,
+    **unknown: _Never,
 ) -> _Var:
     """Expands integer `indices` into one-hot vectors of length `depth` inserted at `axis`,
     writing values[1] at the indexed position and values[0] elsewhere; negative indices
@@ -2684,10 +2785,10 @@ def OneHot(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "OneHot", 11), _OPSET, (indices, depth, values,), {"axis": axis})
+    return _rt.emit1(("", "OneHot", 11), _OPSET, (indices, depth, values,), {"axis": axis}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2705,10 +2806,10 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
     broadcast to the input's shape.
 
@@ -2727,7 +2828,7 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "PRelu", 9), _OPSET, (X, slope,), {})
+    return _rt.emit1(("", "PRelu", 9), _OPSET, (X, slope,), {}, unknown)
 
 
 def Pad(
@@ -2737,6 +2838,7 @@ def Pad(
     /,
     *,
     mode: str = "constant",
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in the `pads` input,
     filling new cells with a constant, mirrored values or the edge value according to
@@ -2763,10 +2865,10 @@ def Pad(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Pad", 13), _OPSET, (data, pads, constant_value,), {"mode": mode})
+    return _rt.emit1(("", "Pad", 13), _OPSET, (data, pads, constant_value,), {"mode": mode}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
     type.
 
@@ -2788,7 +2890,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Pow", 13), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "Pow", 13), _OPSET, (X, Y,), {}, unknown)
 
 
 def QLinearConv(
@@ -2809,6 +2911,7 @@ def QLinearConv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Convolution on quantized 8-bit tensors: dequantizes input and weights with their scales
     and zero points, convolves (adding an int32 bias), and requantizes to the output scale
@@ -2844,7 +2947,7 @@ def QLinearConv(
         T3: tensor(int8), tensor(uint8)
         T4: tensor(int32)
     """
-    return _rt.emit1(("", "QLinearConv", 10), _OPSET, (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "QLinearConv", 10), _OPSET, (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def QLinearMatMul(
@@ -2857,6 +2960,7 @@ def QLinearMatMul(
     y_scale: _rt.VarLike,
     y_zero_point: _rt.VarLike,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Matrix product of two quantized tensors computed through their scales and zero points
     and requantized with the output scale and zero point.
@@ -2881,7 +2985,7 @@ def QLinearMatMul(
         T2: tensor(int8), tensor(uint8)
         T3: tensor(int8), tensor(uint8)
     """
-    return _rt.emit1(("", "QLinearMatMul", 10), _OPSET, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,), {})
+    return _rt.emit1(("", "QLinearMatMul", 10), _OPSET, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,), {}, unknown)
 
 
 def QuantizeLinear(
@@ -2891,6 +2995,7 @@ def QuantizeLinear(
     /,
     *,
     axis: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
     adds `y_zero_point` and clamps to the target range. The scale and zero point may be
@@ -2915,7 +3020,7 @@ def QuantizeLinear(
         T1: tensor(float), tensor(int32)
         T2: tensor(int8), tensor(uint8)
     """
-    return _rt.emit1(("", "QuantizeLinear", 13), _OPSET, (x, y_scale, y_zero_point,), {"axis": axis})
+    return _rt.emit1(("", "QuantizeLinear", 13), _OPSET, (x, y_scale, y_zero_point,), {"axis": axis}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -2941,6 +3046,7 @@ def RNN(
     direction: str = "forward",
     hidden_size: int | None = None,
     layout: int = 0,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -2975,7 +3081,7 @@ def RNN(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 14), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -2985,6 +3091,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -3004,7 +3111,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -3015,6 +3122,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -3040,7 +3148,7 @@ def RandomNormalLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -3050,6 +3158,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -3069,7 +3178,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -3080,6 +3189,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -3105,10 +3215,10 @@ def RandomUniformLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
-def Range(start: _rt.VarLike, limit: _rt.VarLike, delta: _rt.VarLike, /) -> _Var:
+def Range(start: _rt.VarLike, limit: _rt.VarLike, delta: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Produces the 1-D sequence start, start + delta, ... stopping before `limit`, from three
     scalar inputs of one numeric type.
 
@@ -3125,10 +3235,10 @@ def Range(start: _rt.VarLike, limit: _rt.VarLike, delta: _rt.VarLike, /) -> _Var
     Type constraints:
         T: tensor(float), tensor(double), tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Range", 11), _OPSET, (start, limit, delta,), {})
+    return _rt.emit1(("", "Range", 11), _OPSET, (start, limit, delta,), {}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /) -> _Var:
+def Reciprocal(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3144,10 +3254,17 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Reciprocal", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Reciprocal", 13), _OPSET, (X,), {}, unknown)
 
 
-def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL1(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -3169,10 +3286,17 @@ def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceL1", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL1", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL2(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
 
@@ -3194,10 +3318,17 @@ def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceL2", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL2", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceLogSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -3219,7 +3350,7 @@ def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdim
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceLogSum", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSum", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceLogSumExp(
@@ -3228,6 +3359,7 @@ def ReduceLogSumExp(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -3250,10 +3382,17 @@ def ReduceLogSumExp(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSumExp", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -3275,10 +3414,17 @@ def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16), tensor(uint8), tensor(int8)
     """
-    return _rt.emit1(("", "ReduceMax", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMax", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMean(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
 
@@ -3300,10 +3446,17 @@ def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceMean", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMean", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -3325,10 +3478,17 @@ def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16), tensor(uint8), tensor(int8)
     """
-    return _rt.emit1(("", "ReduceMin", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMin", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceProd(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -3350,7 +3510,7 @@ def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceProd", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceProd", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceSum(
@@ -3360,6 +3520,7 @@ def ReduceSum(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
@@ -3383,7 +3544,7 @@ def ReduceSum(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceSum", 13), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceSum", 13), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceSumSquare(
@@ -3392,6 +3553,7 @@ def ReduceSumSquare(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -3414,10 +3576,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSumSquare", 13), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def Relu(X: _rt.VarLike, /) -> _Var:
+def Relu(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Changed in version 14: Accepts the signed integers int8, int16, int32 and int64 in T and gains a function body.
@@ -3434,10 +3596,17 @@ def Relu(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Relu", 14), _OPSET, (X,), {})
+    return _rt.emit1(("", "Relu", 14), _OPSET, (X,), {}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, *, allowzero: int = 0) -> _Var:
+def Reshape(
+    data: _rt.VarLike,
+    shape: _rt.VarLike,
+    /,
+    *,
+    allowzero: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension unless `allowzero` is set.
@@ -3462,7 +3631,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, *, allowzero: int = 0) -> 
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Reshape", 14), _OPSET, (data, shape,), {"allowzero": allowzero})
+    return _rt.emit1(("", "Reshape", 14), _OPSET, (data, shape,), {"allowzero": allowzero}, unknown)
 
 
 def Resize(
@@ -3478,6 +3647,7 @@ def Resize(
     extrapolation_value: float = 0.0,
     mode: str = "nearest",
     nearest_mode: str = "round_prefer_floor",
+    **unknown: _Never,
 ) -> _Var:
     """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
     interpolation. `coordinate_transformation_mode`, `nearest_mode` and related attributes
@@ -3511,7 +3681,7 @@ def Resize(
                 tensor(bool), tensor(complex64), tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Resize", 13), _OPSET, (X, roi, scales, sizes,), {"coordinate_transformation_mode": coordinate_transformation_mode, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "extrapolation_value": extrapolation_value, "mode": mode, "nearest_mode": nearest_mode})
+    return _rt.emit1(("", "Resize", 13), _OPSET, (X, roi, scales, sizes,), {"coordinate_transformation_mode": coordinate_transformation_mode, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "extrapolation_value": extrapolation_value, "mode": mode, "nearest_mode": nearest_mode}, unknown)
 
 
 def ReverseSequence(
@@ -3521,6 +3691,7 @@ def ReverseSequence(
     *,
     batch_axis: int = 1,
     time_axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Reverses the first `sequence_lens[b]` entries along `time_axis` for each batch entry b
     on `batch_axis`, leaving the remaining positions in place.
@@ -3544,7 +3715,7 @@ def ReverseSequence(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "ReverseSequence", 10), _OPSET, (input, sequence_lens,), {"batch_axis": batch_axis, "time_axis": time_axis})
+    return _rt.emit1(("", "ReverseSequence", 10), _OPSET, (input, sequence_lens,), {"batch_axis": batch_axis, "time_axis": time_axis}, unknown)
 
 
 def RoiAlign(
@@ -3558,6 +3729,7 @@ def RoiAlign(
     output_width: int = 1,
     sampling_ratio: int = 0,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Pools each region of interest (box coordinates plus a batch index) of an (N, C, H, W)
     feature map into an output_height x output_width grid by bilinear sampling, averaging or
@@ -3584,10 +3756,10 @@ def RoiAlign(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "RoiAlign", 10), _OPSET, (X, rois, batch_indices,), {"mode": mode, "output_height": output_height, "output_width": output_width, "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "RoiAlign", 10), _OPSET, (X, rois, batch_indices,), {"mode": mode, "output_height": output_height, "output_width": output_width, "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale}, unknown)
 
 
-def Round(X: _rt.VarLike, /) -> _Var:
+def Round(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element to the nearest integer, sending halfway cases to the even neighbour.
 
     Signature: ``ai.onnx@11::Round``
@@ -3601,7 +3773,7 @@ def Round(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Round", 11), _OPSET, (X,), {})
+    return _rt.emit1(("", "Round", 11), _OPSET, (X,), {}, unknown)
 
 
 def Scan(
@@ -3613,6 +3785,7 @@ def Scan(
     scan_output_axes: _Seq[int] | None = None,
     scan_output_directions: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
     state values between iterations, and stacks each iteration's scan outputs. Directions
@@ -3642,7 +3815,7 @@ def Scan(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Scan", 11), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count)
+    return _rt.emit_tuple(("", "Scan", 11), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count, unknown)
 
 
 def ScatterElements(
@@ -3652,6 +3825,7 @@ def ScatterElements(
     /,
     *,
     axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
     coordinate comes from `indices` (other coordinates are the element's own). The inverse
@@ -3679,10 +3853,16 @@ def ScatterElements(
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "ScatterElements", 13), _OPSET, (data, indices, updates,), {"axis": axis})
+    return _rt.emit1(("", "ScatterElements", 13), _OPSET, (data, indices, updates,), {"axis": axis}, unknown)
 
 
-def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) -> _Var:
+def ScatterND(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    updates: _rt.VarLike,
+    /,
+    **unknown: _Never,
+) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
     tuples in `indices`. The inverse of GatherND.
 
@@ -3704,7 +3884,7 @@ def ScatterND(data: _rt.VarLike, indices: _rt.VarLike, updates: _rt.VarLike, /) 
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "ScatterND", 13), _OPSET, (data, indices, updates,), {})
+    return _rt.emit1(("", "ScatterND", 13), _OPSET, (data, indices, updates,), {}, unknown)
 
 
 def Selu(
@@ -3713,6 +3893,7 @@ def Selu(
     *,
     alpha: float = 1.6732631921768188,
     gamma: float = 1.0507010221481323,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -3734,10 +3915,10 @@ def Selu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma}, unknown)
 
 
-def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /) -> _Var:
+def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the tensor at the given (possibly negative) position of a sequence.
 
     Signature: ``ai.onnx@11::SequenceAt``
@@ -3761,10 +3942,10 @@ def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceAt", 11), _OPSET, (input_sequence, position,), {})
+    return _rt.emit1(("", "SequenceAt", 11), _OPSET, (input_sequence, position,), {}, unknown)
 
 
-def SequenceConstruct(*inputs: _rt.VarLike) -> _Var:
+def SequenceConstruct(*inputs: _rt.VarLike, **unknown: _Never) -> _Var:
     """Builds a sequence from its tensor inputs, which must share an element type.
 
     Signature: ``ai.onnx@11::SequenceConstruct``
@@ -3786,10 +3967,10 @@ def SequenceConstruct(*inputs: _rt.VarLike) -> _Var:
                 seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SequenceConstruct", 11), _OPSET, (*inputs,), {})
+    return _rt.emit1(("", "SequenceConstruct", 11), _OPSET, (*inputs,), {}, unknown)
 
 
-def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None) -> _Var:
+def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None, **unknown: _Never) -> _Var:
     """Creates an empty tensor sequence whose element type is `dtype` (float by default).
 
     Signature: ``ai.onnx@11::SequenceEmpty``
@@ -3807,10 +3988,15 @@ def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None) -> _Var:
                 seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SequenceEmpty", 11), _OPSET, (), {"dtype": dtype})
+    return _rt.emit1(("", "SequenceEmpty", 11), _OPSET, (), {"dtype": dtype}, unknown)
 
 
-def SequenceErase(input_sequence: _rt.VarLike, position: _rt.VarLike | None = None, /) -> _Var:
+def SequenceErase(
+    input_sequence: _rt.VarLike,
+    position: _rt.VarLike | None = None,
+    /,
+    **unknown: _Never,
+) -> _Var:
     """Returns the sequence with the tensor at `position` removed (the last one when no
     position is given).
 
@@ -3831,7 +4017,7 @@ def SequenceErase(input_sequence: _rt.VarLike, position: _rt.VarLike | None = No
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceErase", 11), _OPSET, (input_sequence, position,), {})
+    return _rt.emit1(("", "SequenceErase", 11), _OPSET, (input_sequence, position,), {}, unknown)
 
 
 def SequenceInsert(
@@ -3839,6 +4025,7 @@ def SequenceInsert(
     tensor: _rt.VarLike,
     position: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Returns the sequence with a tensor inserted at `position`, or appended when no position
     is given.
@@ -3865,10 +4052,10 @@ def SequenceInsert(
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceInsert", 11), _OPSET, (input_sequence, tensor, position,), {})
+    return _rt.emit1(("", "SequenceInsert", 11), _OPSET, (input_sequence, tensor, position,), {}, unknown)
 
 
-def SequenceLength(input_sequence: _rt.VarLike, /) -> _Var:
+def SequenceLength(input_sequence: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the number of tensors in a sequence as an int64 scalar.
 
     Signature: ``ai.onnx@11::SequenceLength``
@@ -3887,10 +4074,10 @@ def SequenceLength(input_sequence: _rt.VarLike, /) -> _Var:
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int64)
     """
-    return _rt.emit1(("", "SequenceLength", 11), _OPSET, (input_sequence,), {})
+    return _rt.emit1(("", "SequenceLength", 11), _OPSET, (input_sequence,), {}, unknown)
 
 
-def Shape(data: _rt.VarLike, /) -> _Var:
+def Shape(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3910,10 +4097,17 @@ def Shape(data: _rt.VarLike, /) -> _Var:
                 tensor(bool), tensor(complex64), tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 13), _OPSET, (data,), {})
+    return _rt.emit1(("", "Shape", 13), _OPSET, (data,), {}, unknown)
 
 
-def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _Var:
+def Shrink(
+    input: _rt.VarLike,
+    /,
+    *,
+    bias: float = 0.0,
+    lambd: float = 0.5,
+    **unknown: _Never,
+) -> _Var:
     """Soft/hard shrinkage: x + bias where x < -lambd, x - bias where x > lambd, and 0 in
     between.
 
@@ -3934,10 +4128,10 @@ def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd})
+    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /) -> _Var:
+def Sigmoid(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3953,10 +4147,10 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sigmoid", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sigmoid", 13), _OPSET, (X,), {}, unknown)
 
 
-def Sign(input: _rt.VarLike, /) -> _Var:
+def Sign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sign: -1 for negative, 0 for zero and 1 for positive values.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3974,10 +4168,10 @@ def Sign(input: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sign", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sign", 13), _OPSET, (input,), {}, unknown)
 
 
-def Sin(input: _rt.VarLike, /) -> _Var:
+def Sin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Sin``
@@ -3991,10 +4185,10 @@ def Sin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Sinh(input: _rt.VarLike, /) -> _Var:
+def Sinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic sine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Sinh``
@@ -4008,10 +4202,10 @@ def Sinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sinh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sinh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4031,7 +4225,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(bool), tensor(complex64), tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 13), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 13), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -4041,6 +4235,7 @@ def Slice(
     axes: _rt.VarLike | None = None,
     steps: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a strided sub-tensor: for each axis in `axes`, keeps positions from `starts` up
     to (not including) `ends` in increments of `steps`. Out-of-range bounds are clamped,
@@ -4067,10 +4262,10 @@ def Slice(
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Slice", 13), _OPSET, (data, starts, ends, axes, steps,), {})
+    return _rt.emit1(("", "Slice", 13), _OPSET, (data, starts, ends, axes, steps,), {}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
 
     Changed in version 13: Computes along the single dimension `axis` instead of flattening to 2-D around it, and `axis` now defaults to -1; adds bfloat16 to T.
@@ -4089,7 +4284,7 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Softmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 class SoftmaxCrossEntropyLossOutputs(_NamedTuple):
@@ -4107,6 +4302,7 @@ def SoftmaxCrossEntropyLoss(
     *,
     ignore_index: int | None = None,
     reduction: str = "mean",
+    **unknown: _Never,
 ) -> SoftmaxCrossEntropyLossOutputs:
     """Cross-entropy between softmax(scores) over the class axis 1 and integer `labels`, with
     optional class `weights` and `ignore_index`, reduced per `reduction`. Can also output
@@ -4133,10 +4329,10 @@ def SoftmaxCrossEntropyLoss(
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit_named(("", "SoftmaxCrossEntropyLoss", 13), _OPSET, (scores, labels, weights,), {"ignore_index": ignore_index, "reduction": reduction}, SoftmaxCrossEntropyLossOutputs)
+    return _rt.emit_named(("", "SoftmaxCrossEntropyLoss", 13), _OPSET, (scores, labels, weights,), {"ignore_index": ignore_index, "reduction": reduction}, SoftmaxCrossEntropyLossOutputs, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Softplus``
@@ -4150,10 +4346,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Signature: ``ai.onnx@1::Softsign``
@@ -4167,10 +4363,16 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {}, unknown)
 
 
-def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def SpaceToDepth(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
     DepthToSpace.
@@ -4194,7 +4396,7 @@ def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 13), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "SpaceToDepth", 13), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Split(
@@ -4204,6 +4406,7 @@ def Split(
     *,
     axis: int = 0,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     input, else equal parts.
@@ -4228,7 +4431,7 @@ def Split(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 13), _OPSET, (input, split,), {"axis": axis}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 13), _OPSET, (input, split,), {"axis": axis}, outputs_count, unknown)
 
 
 def SplitToSequence(
@@ -4238,6 +4441,7 @@ def SplitToSequence(
     *,
     axis: int = 0,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Cuts a tensor along `axis` into a sequence, using a scalar chunk size or a list of part
     lengths from `split`, or single slices (with the axis dropped when `keepdims` is 0) when
@@ -4268,10 +4472,10 @@ def SplitToSequence(
                 seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SplitToSequence", 11), _OPSET, (input, split,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "SplitToSequence", 11), _OPSET, (input, split,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /) -> _Var:
+def Sqrt(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4287,10 +4491,10 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sqrt", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sqrt", 13), _OPSET, (X,), {}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /) -> _Var:
+def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Changed in version 13: `axes` moves from an attribute to an optional int64 input; adds bfloat16 to T.
@@ -4310,7 +4514,7 @@ def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Squeeze", 13), _OPSET, (data, axes,), {})
+    return _rt.emit1(("", "Squeeze", 13), _OPSET, (data, axes,), {}, unknown)
 
 
 def StringNormalizer(
@@ -4321,6 +4525,7 @@ def StringNormalizer(
     is_case_sensitive: int = 0,
     locale: str | None = None,
     stopwords: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Cleans a 1-D or [1, C] string tensor by dropping listed `stopwords` (case-sensitively or
     not) and optionally converting case to upper or lower.
@@ -4339,10 +4544,10 @@ def StringNormalizer(
         locale: STRING, optional
         stopwords: STRINGS, optional
     """
-    return _rt.emit1(("", "StringNormalizer", 10), _OPSET, (X,), {"case_change_action": case_change_action, "is_case_sensitive": is_case_sensitive, "locale": locale, "stopwords": stopwords})
+    return _rt.emit1(("", "StringNormalizer", 10), _OPSET, (X,), {"case_change_action": case_change_action, "is_case_sensitive": is_case_sensitive, "locale": locale, "stopwords": stopwords}, unknown)
 
 
-def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A - B elementwise, with numpy-style broadcasting.
 
     Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
@@ -4361,10 +4566,10 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sub", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Sub", 14), _OPSET, (A, B,), {}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike) -> _Var:
+def Sum(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4380,10 +4585,10 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sum", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Sum", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def Tan(input: _rt.VarLike, /) -> _Var:
+def Tan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise tangent of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Tan``
@@ -4397,10 +4602,10 @@ def Tan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /) -> _Var:
+def Tanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Hyperbolic tangent of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4416,7 +4621,7 @@ def Tanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tanh", 13), _OPSET, (input,), {}, unknown)
 
 
 def TfIdfVectorizer(
@@ -4432,6 +4637,7 @@ def TfIdfVectorizer(
     pool_int64s: _Seq[int] | None = None,
     pool_strings: _Seq[str] | None = None,
     weights: _Seq[float] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Counts the n-grams (with optional skips) from a fixed pool that occur in each row of
     integer or string tokens and emits them as a dense vector of term frequencies, inverse
@@ -4460,10 +4666,10 @@ def TfIdfVectorizer(
         T: tensor(string), tensor(int32), tensor(int64)
         T1: tensor(float)
     """
-    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights})
+    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights}, unknown)
 
 
-def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Passes x through where x > alpha and outputs 0 elsewhere.
 
     Signature: ``ai.onnx@10::ThresholdedRelu``
@@ -4480,10 +4686,10 @@ def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ThresholdedRelu", 10), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "ThresholdedRelu", 10), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
     broadcasting.
 
@@ -4505,7 +4711,7 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
                 tensor(bool), tensor(complex64), tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 13), _OPSET, (input, repeats,), {})
+    return _rt.emit1(("", "Tile", 13), _OPSET, (input, repeats,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -4523,6 +4729,7 @@ def TopK(
     axis: int = -1,
     largest: int = 1,
     sorted: int = 1,
+    **unknown: _Never,
 ) -> TopKOutputs:
     """Returns the K largest (or smallest) values along `axis` and their int64 positions,
     sorted by default; ties favour the lower index.
@@ -4550,10 +4757,10 @@ def TopK(
                 tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 11), _OPSET, (X, K,), {"axis": axis, "largest": largest, "sorted": sorted}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 11), _OPSET, (X, K,), {"axis": axis, "largest": largest, "sorted": sorted}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4575,10 +4782,17 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Transpose", 13), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 13), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Trilu(input: _rt.VarLike, k: _rt.VarLike | None = None, /, *, upper: int = 1) -> _Var:
+def Trilu(
+    input: _rt.VarLike,
+    k: _rt.VarLike | None = None,
+    /,
+    *,
+    upper: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Keeps the upper (or lower) triangle of the matrices in the last two dimensions, offset
     by the diagonal index `k`, and zeroes the rest.
 
@@ -4600,7 +4814,7 @@ def Trilu(input: _rt.VarLike, k: _rt.VarLike | None = None, /, *, upper: int = 1
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Trilu", 14), _OPSET, (input, k,), {"upper": upper})
+    return _rt.emit1(("", "Trilu", 14), _OPSET, (input, k,), {"upper": upper}, unknown)
 
 
 class UniqueOutputs(_NamedTuple):
@@ -4612,7 +4826,14 @@ class UniqueOutputs(_NamedTuple):
     counts: _Var
 
 
-def Unique(X: _rt.VarLike, /, *, axis: int | None = None, sorted: int = 1) -> UniqueOutputs:
+def Unique(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    sorted: int = 1,
+    **unknown: _Never,
+) -> UniqueOutputs:
     """Finds the distinct values (or distinct slices along `axis`) of the input, sorted or in
     order of first appearance, and can also return first-occurrence indices, the inverse
     mapping and counts.
@@ -4638,10 +4859,10 @@ def Unique(X: _rt.VarLike, /, *, axis: int | None = None, sorted: int = 1) -> Un
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_named(("", "Unique", 11), _OPSET, (X,), {"axis": axis, "sorted": sorted}, UniqueOutputs)
+    return _rt.emit_named(("", "Unique", 11), _OPSET, (X,), {"axis": axis, "sorted": sorted}, UniqueOutputs, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /) -> _Var:
+def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -4662,10 +4883,10 @@ def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Unsqueeze", 13), _OPSET, (data, axes,), {})
+    return _rt.emit1(("", "Unsqueeze", 13), _OPSET, (data, axes,), {}, unknown)
 
 
-def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Chooses elementwise between X (where `condition` is true) and Y (elsewhere),
     broadcasting all three inputs numpy-style.
 
@@ -4686,10 +4907,10 @@ def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Where", 9), _OPSET, (condition, X, Y,), {})
+    return _rt.emit1(("", "Where", 9), _OPSET, (condition, X, Y,), {}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -4707,4 +4928,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -220,7 +222,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /) -> _Var:
+def Abs(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -238,10 +240,10 @@ def Abs(X: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Abs", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Abs", 13), _OPSET, (X,), {}, unknown)
 
 
-def Acos(input: _rt.VarLike, /) -> _Var:
+def Acos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -258,10 +260,10 @@ def Acos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acos", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acos", 22), _OPSET, (input,), {}, unknown)
 
 
-def Acosh(input: _rt.VarLike, /) -> _Var:
+def Acosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic cosine of a floating-point tensor (defined for values >=
     1).
 
@@ -278,10 +280,10 @@ def Acosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acosh", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acosh", 22), _OPSET, (input,), {}, unknown)
 
 
-def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Add(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
     shape.
 
@@ -301,10 +303,17 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Add", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Add", 14), _OPSET, (A, B,), {}, unknown)
 
 
-def AffineGrid(theta: _rt.VarLike, size: _rt.VarLike, /, *, align_corners: int = 0) -> _Var:
+def AffineGrid(
+    theta: _rt.VarLike,
+    size: _rt.VarLike,
+    /,
+    *,
+    align_corners: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Builds a normalized sampling grid from a batch of affine matrices `theta` (N x 2 x 3 for
     2-D, N x 3 x 4 for 3-D) and a target `size`, producing (N, H, W, 2) or (N, D, H, W, 3)
     coordinates in [-1, 1] for GridSample. `align_corners` decides whether -1 and 1 address
@@ -326,10 +335,10 @@ def AffineGrid(theta: _rt.VarLike, size: _rt.VarLike, /, *, align_corners: int =
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "AffineGrid", 20), _OPSET, (theta, size,), {"align_corners": align_corners})
+    return _rt.emit1(("", "AffineGrid", 20), _OPSET, (theta, size,), {"align_corners": align_corners}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def And(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -347,7 +356,7 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def ArgMax(
@@ -357,6 +366,7 @@ def ArgMax(
     axis: int = 0,
     keepdims: int = 1,
     select_last_index: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
@@ -382,7 +392,7 @@ def ArgMax(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ArgMax", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+    return _rt.emit1(("", "ArgMax", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index}, unknown)
 
 
 def ArgMin(
@@ -392,6 +402,7 @@ def ArgMin(
     axis: int = 0,
     keepdims: int = 1,
     select_last_index: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise. Ties resolve to the first occurrence
@@ -417,10 +428,10 @@ def ArgMin(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ArgMin", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index})
+    return _rt.emit1(("", "ArgMin", 13), _OPSET, (data,), {"axis": axis, "keepdims": keepdims, "select_last_index": select_last_index}, unknown)
 
 
-def Asin(input: _rt.VarLike, /) -> _Var:
+def Asin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -437,10 +448,10 @@ def Asin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asin", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asin", 22), _OPSET, (input,), {}, unknown)
 
 
-def Asinh(input: _rt.VarLike, /) -> _Var:
+def Asinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic sine of a floating-point tensor.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -456,10 +467,10 @@ def Asinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asinh", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asinh", 22), _OPSET, (input,), {}, unknown)
 
 
-def Atan(input: _rt.VarLike, /) -> _Var:
+def Atan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse tangent, in radians, of a floating-point tensor.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -475,10 +486,10 @@ def Atan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atan", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atan", 22), _OPSET, (input,), {}, unknown)
 
 
-def Atanh(input: _rt.VarLike, /) -> _Var:
+def Atanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic tangent of a floating-point tensor (defined on the open
     interval (-1, 1)).
 
@@ -495,7 +506,7 @@ def Atanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atanh", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atanh", 22), _OPSET, (input,), {}, unknown)
 
 
 class AttentionOutputs(_NamedTuple):
@@ -526,6 +537,7 @@ def Attention(
     scale: float | None = None,
     softcap: float = 0.0,
     softmax_precision: int | None = None,
+    **unknown: _Never,
 ) -> AttentionOutputs:
     """Multi-head scaled dot-product attention softmax(scale * Q K^T + mask) V over 4-D (batch,
     heads, seq, head_size) or 3-D packed inputs, supporting grouped K/V heads, boolean or
@@ -570,7 +582,7 @@ def Attention(
                 tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
                 tensor(float16), tensor(float), tensor(double), tensor(bool)
     """
-    return _rt.emit_named(("", "Attention", 25), _OPSET, (Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen,), {"is_causal": is_causal, "kv_num_heads": kv_num_heads, "left_window_size": left_window_size, "q_num_heads": q_num_heads, "qk_matmul_output_mode": qk_matmul_output_mode, "right_window_size": right_window_size, "scale": scale, "softcap": softcap, "softmax_precision": softmax_precision}, AttentionOutputs)
+    return _rt.emit_named(("", "Attention", 25), _OPSET, (Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen,), {"is_causal": is_causal, "kv_num_heads": kv_num_heads, "left_window_size": left_window_size, "q_num_heads": q_num_heads, "qk_matmul_output_mode": qk_matmul_output_mode, "right_window_size": right_window_size, "scale": scale, "softcap": softcap, "softmax_precision": softmax_precision}, AttentionOutputs, unknown)
 
 
 def AveragePool(
@@ -584,6 +596,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides, padding, dilations and `ceil_mode` for the
@@ -612,7 +625,7 @@ def AveragePool(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -634,6 +647,7 @@ def BatchNormalization(
     epsilon: float = 9.999999747378752e-06,
     momentum: float = 0.8999999761581421,
     training_mode: int = 0,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     In inference mode it uses the given running statistics; with `training_mode` it uses
@@ -665,7 +679,7 @@ def BatchNormalization(
         T1: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         T2: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit_named(("", "BatchNormalization", 15), _OPSET, (X, scale, B, input_mean, input_var,), {"epsilon": epsilon, "momentum": momentum, "training_mode": training_mode}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 15), _OPSET, (X, scale, B, input_mean, input_var,), {"epsilon": epsilon, "momentum": momentum, "training_mode": training_mode}, BatchNormalizationOutputs, unknown)
 
 
 def Bernoulli(
@@ -674,6 +688,7 @@ def Bernoulli(
     *,
     dtype: _rt.DTypeLike | None = None,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Draws 0/1 samples, one per element, where each input value is the probability of a 1;
     the output has the input's shape and the type chosen by `dtype` (default: the input
@@ -699,10 +714,10 @@ def Bernoulli(
                 tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
                 tensor(float16), tensor(float), tensor(double), tensor(bool)
     """
-    return _rt.emit1(("", "Bernoulli", 22), _OPSET, (input,), {"dtype": dtype, "seed": seed})
+    return _rt.emit1(("", "Bernoulli", 22), _OPSET, (input,), {"dtype": dtype, "seed": seed}, unknown)
 
 
-def BitCast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+def BitCast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Reinterprets the raw bytes of each element as the type given by `to`, without converting
     values; source and target types must have the same bit width, and the shape is
     unchanged.
@@ -734,10 +749,17 @@ def BitCast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "BitCast", 26), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "BitCast", 26), _OPSET, (input,), {"to": to}, unknown)
 
 
-def BitShift(X: _rt.VarLike, Y: _rt.VarLike, /, *, direction: str = _rt.REQUIRED) -> _Var:
+def BitShift(
+    X: _rt.VarLike,
+    Y: _rt.VarLike,
+    /,
+    *,
+    direction: str = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
     with numpy-style broadcasting.
 
@@ -759,10 +781,10 @@ def BitShift(X: _rt.VarLike, Y: _rt.VarLike, /, *, direction: str = _rt.REQUIRED
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
                 tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "BitShift", 28), _OPSET, (X, Y,), {"direction": direction})
+    return _rt.emit1(("", "BitShift", 28), _OPSET, (X, Y,), {"direction": direction}, unknown)
 
 
-def BitwiseAnd(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def BitwiseAnd(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Bitwise AND of two integer tensors, elementwise with numpy-style broadcasting.
 
     Signature: ``ai.onnx@18::BitwiseAnd``
@@ -778,10 +800,10 @@ def BitwiseAnd(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
                 tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "BitwiseAnd", 18), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "BitwiseAnd", 18), _OPSET, (A, B,), {}, unknown)
 
 
-def BitwiseNot(X: _rt.VarLike, /) -> _Var:
+def BitwiseNot(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips every bit of each element of an integer tensor.
 
     Signature: ``ai.onnx@18::BitwiseNot``
@@ -796,10 +818,10 @@ def BitwiseNot(X: _rt.VarLike, /) -> _Var:
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
                 tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "BitwiseNot", 18), _OPSET, (X,), {})
+    return _rt.emit1(("", "BitwiseNot", 18), _OPSET, (X,), {}, unknown)
 
 
-def BitwiseOr(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def BitwiseOr(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Bitwise OR of two integer tensors, elementwise with numpy-style broadcasting.
 
     Signature: ``ai.onnx@18::BitwiseOr``
@@ -815,10 +837,10 @@ def BitwiseOr(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
                 tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "BitwiseOr", 18), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "BitwiseOr", 18), _OPSET, (A, B,), {}, unknown)
 
 
-def BitwiseXor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def BitwiseXor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Bitwise exclusive OR of two integer tensors, elementwise with numpy-style broadcasting.
 
     Signature: ``ai.onnx@18::BitwiseXor``
@@ -834,7 +856,7 @@ def BitwiseXor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint8), tensor(uint16), tensor(uint32), tensor(uint64), tensor(int8),
                 tensor(int16), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "BitwiseXor", 18), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "BitwiseXor", 18), _OPSET, (A, B,), {}, unknown)
 
 
 def BlackmanWindow(
@@ -843,6 +865,7 @@ def BlackmanWindow(
     *,
     output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
     periodic: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Generates a 1-D Blackman window whose length is the scalar `size` input, in periodic
     (default) or symmetric form, with the element type picked by `output_datatype`.
@@ -865,7 +888,7 @@ def BlackmanWindow(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "BlackmanWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+    return _rt.emit1(("", "BlackmanWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic}, unknown)
 
 
 def Cast(
@@ -875,6 +898,7 @@ def Cast(
     round_mode: str = "up",
     saturate: int = 1,
     to: _rt.DTypeLike = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
     numeric, bool and string conversions. `saturate` and `round_mode` control out-of-range
@@ -911,7 +935,7 @@ def Cast(
                 tensor(float4e2m1), tensor(float8e8m0), tensor(uint2), tensor(int2),
                 tensor(float6e2m3), tensor(float6e3m2)
     """
-    return _rt.emit1(("", "Cast", 28), _OPSET, (input,), {"round_mode": round_mode, "saturate": saturate, "to": to})
+    return _rt.emit1(("", "Cast", 28), _OPSET, (input,), {"round_mode": round_mode, "saturate": saturate, "to": to}, unknown)
 
 
 def CastLike(
@@ -921,6 +945,7 @@ def CastLike(
     *,
     round_mode: str = "up",
     saturate: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Converts `input` to the element type of `target_type` (whose values are ignored), with
     the same conversion rules as Cast.
@@ -954,7 +979,7 @@ def CastLike(
                 tensor(float8e5m2), tensor(float8e5m2fnuz), tensor(uint4), tensor(int4),
                 tensor(float4e2m1), tensor(float8e8m0), tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "CastLike", 25), _OPSET, (input, target_type,), {"round_mode": round_mode, "saturate": saturate})
+    return _rt.emit1(("", "CastLike", 25), _OPSET, (input, target_type,), {"round_mode": round_mode, "saturate": saturate}, unknown)
 
 
 class CausalConvWithStateOutputs(_NamedTuple):
@@ -972,6 +997,7 @@ def CausalConvWithState(
     /,
     *,
     activation: str = "none",
+    **unknown: _Never,
 ) -> CausalConvWithStateOutputs:
     """Depthwise causal 1-D convolution over (batch, channels, length) input with a (channels,
     1, k) kernel, prepending the k-1 carried positions from `past_state` (zeros when
@@ -996,10 +1022,10 @@ def CausalConvWithState(
     Type constraints:
         T: tensor(float), tensor(float16), tensor(bfloat16)
     """
-    return _rt.emit_named(("", "CausalConvWithState", 27), _OPSET, (input, weight, bias, past_state,), {"activation": activation}, CausalConvWithStateOutputs)
+    return _rt.emit_named(("", "CausalConvWithState", 27), _OPSET, (input, weight, bias, past_state,), {"activation": activation}, CausalConvWithStateOutputs, unknown)
 
 
-def Ceil(X: _rt.VarLike, /) -> _Var:
+def Ceil(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1015,10 +1041,10 @@ def Ceil(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Ceil", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Ceil", 13), _OPSET, (X,), {}, unknown)
 
 
-def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Continuously differentiable exponential linear unit, elementwise: x where x >= 0, and
     alpha * (exp(x / alpha) - 1) for negative x.
 
@@ -1038,7 +1064,7 @@ def Celu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Celu", 28), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Celu", 28), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
 def CenterCropPad(
@@ -1047,6 +1073,7 @@ def CenterCropPad(
     /,
     *,
     axes: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Brings the listed `axes` of a tensor to the sizes in `shape` by cutting or zero-filling
     symmetrically around the center; other axes are kept.
@@ -1070,7 +1097,7 @@ def CenterCropPad(
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "CenterCropPad", 18), _OPSET, (input_data, shape,), {"axes": axes})
+    return _rt.emit1(("", "CenterCropPad", 18), _OPSET, (input_data, shape,), {"axes": axes}, unknown)
 
 
 def Clip(
@@ -1078,6 +1105,7 @@ def Clip(
     min: _rt.VarLike | None = None,
     max: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -1099,7 +1127,7 @@ def Clip(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Clip", 13), _OPSET, (input, min, max,), {})
+    return _rt.emit1(("", "Clip", 13), _OPSET, (input, min, max,), {}, unknown)
 
 
 def Col2Im(
@@ -1111,6 +1139,7 @@ def Col2Im(
     dilations: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Inverse of an im2col unfolding: scatters the column blocks of an (N, C *
     prod(block_shape), L) tensor back into an (N, C, *image_shape) image, summing
@@ -1137,10 +1166,17 @@ def Col2Im(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Col2Im", 18), _OPSET, (input, image_shape, block_shape,), {"dilations": dilations, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Col2Im", 18), _OPSET, (input, image_shape, block_shape,), {"dilations": dilations, "pads": pads, "strides": strides}, unknown)
 
 
-def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None = None) -> _Var:
+def Compress(
+    input: _rt.VarLike,
+    condition: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Keeps the slices of `input` along `axis` whose entry in the 1-D boolean `condition` is
     true; without `axis` it works on the flattened input. Entries beyond the length of
     `condition` are dropped.
@@ -1166,10 +1202,10 @@ def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None 
                 tensor(bool), tensor(complex64), tensor(complex128)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Compress", 28), _OPSET, (input, condition,), {"axis": axis})
+    return _rt.emit1(("", "Compress", 28), _OPSET, (input, condition,), {"axis": axis}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -1192,7 +1228,7 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 13), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 13), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
 def ConcatFromSequence(
@@ -1201,6 +1237,7 @@ def ConcatFromSequence(
     *,
     axis: int = _rt.REQUIRED,
     new_axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Joins the tensors of a sequence along `axis`, or stacks them along a freshly inserted
     axis when `new_axis` is 1.
@@ -1228,7 +1265,7 @@ def ConcatFromSequence(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "ConcatFromSequence", 11), _OPSET, (input_sequence,), {"axis": axis, "new_axis": new_axis})
+    return _rt.emit1(("", "ConcatFromSequence", 11), _OPSET, (input_sequence,), {"axis": axis, "new_axis": new_axis}, unknown)
 
 
 def Constant(
@@ -1241,6 +1278,7 @@ def Constant(
     value_ints: _Seq[int] | None = None,
     value_string: str | None = None,
     value_strings: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Produces a fixed tensor given by exactly one attribute: a dense or sparse tensor, or a
     scalar or 1-D list of floats, ints or strings.
@@ -1271,10 +1309,16 @@ def Constant(
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Constant", 25), _OPSET, (), {"sparse_value": sparse_value, "value": value, "value_float": value_float, "value_floats": value_floats, "value_int": value_int, "value_ints": value_ints, "value_string": value_string, "value_strings": value_strings})
+    return _rt.emit1(("", "Constant", 25), _OPSET, (), {"sparse_value": sparse_value, "value": value, "value_float": value_float, "value_floats": value_floats, "value_int": value_int, "value_ints": value_ints, "value_string": value_string, "value_strings": value_strings}, unknown)
 
 
-def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = None) -> _Var:
+def ConstantOfShape(
+    input: _rt.VarLike,
+    /,
+    *,
+    value: _npt.ArrayLike | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Creates a tensor whose shape is the 1-D int64 input and fills it with the single element
     of `value` (float32 zero by default).
 
@@ -1300,7 +1344,7 @@ def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = Non
                 tensor(float8e5m2fnuz), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "ConstantOfShape", 25), _OPSET, (input,), {"value": value})
+    return _rt.emit1(("", "ConstantOfShape", 25), _OPSET, (input,), {"value": value}, unknown)
 
 
 def Conv(
@@ -1315,6 +1359,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -1343,7 +1388,7 @@ def Conv(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 22), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 22), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvInteger(
@@ -1359,6 +1404,7 @@ def ConvInteger(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Convolution on 8-bit integer data and weights after subtracting their zero points,
     accumulating into an int32 output; spatial attributes follow Conv.
@@ -1387,7 +1433,7 @@ def ConvInteger(
         T2: tensor(int8), tensor(uint8)
         T3: tensor(int32)
     """
-    return _rt.emit1(("", "ConvInteger", 10), _OPSET, (x, w, x_zero_point, w_zero_point,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvInteger", 10), _OPSET, (x, w, x_zero_point, w_zero_point,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -1404,6 +1450,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -1435,10 +1482,10 @@ def ConvTranspose(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 22), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 22), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Cos(input: _rt.VarLike, /) -> _Var:
+def Cos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise cosine of a floating-point tensor given in radians.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -1454,10 +1501,10 @@ def Cos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cos", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cos", 22), _OPSET, (input,), {}, unknown)
 
 
-def Cosh(input: _rt.VarLike, /) -> _Var:
+def Cosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic cosine of a floating-point tensor.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -1473,10 +1520,18 @@ def Cosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cosh", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cosh", 22), _OPSET, (input,), {}, unknown)
 
 
-def CumProd(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse: int = 0) -> _Var:
+def CumProd(
+    x: _rt.VarLike,
+    axis: _rt.VarLike,
+    /,
+    *,
+    exclusive: int = 0,
+    reverse: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Running product of `x` along the scalar `axis` input; `exclusive` shifts the product by
     one position (starting from 1) and `reverse` runs it from the end of the axis.
 
@@ -1498,10 +1553,18 @@ def CumProd(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse
                 tensor(float), tensor(double), tensor(bfloat16)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "CumProd", 26), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse})
+    return _rt.emit1(("", "CumProd", 26), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse}, unknown)
 
 
-def CumSum(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse: int = 0) -> _Var:
+def CumSum(
+    x: _rt.VarLike,
+    axis: _rt.VarLike,
+    /,
+    *,
+    exclusive: int = 0,
+    reverse: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Running sum of `x` along the scalar `axis` input; `exclusive` shifts the sum by one
     position (starting from 0) and `reverse` runs it from the end of the axis.
 
@@ -1525,7 +1588,7 @@ def CumSum(x: _rt.VarLike, axis: _rt.VarLike, /, *, exclusive: int = 0, reverse:
                 tensor(float), tensor(double), tensor(bfloat16)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "CumSum", 14), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse})
+    return _rt.emit1(("", "CumSum", 14), _OPSET, (x, axis,), {"exclusive": exclusive, "reverse": reverse}, unknown)
 
 
 def DFT(
@@ -1536,6 +1599,7 @@ def DFT(
     *,
     inverse: int = 0,
     onesided: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Discrete Fourier transform (or its inverse) along one signal axis of a tensor whose
     trailing dimension of size 1 or 2 holds real or complex values. `dft_length` pads or
@@ -1562,7 +1626,7 @@ def DFT(
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "DFT", 20), _OPSET, (input, dft_length, axis,), {"inverse": inverse, "onesided": onesided})
+    return _rt.emit1(("", "DFT", 20), _OPSET, (input, dft_length, axis,), {"inverse": inverse, "onesided": onesided}, unknown)
 
 
 def DeformConv(
@@ -1579,6 +1643,7 @@ def DeformConv(
     offset_group: int = 1,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Deformable convolution: each kernel tap samples X at its regular location shifted by
     learned `offset`s (bilinear interpolation), optionally weighted by a modulation `mask`,
@@ -1609,7 +1674,7 @@ def DeformConv(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "DeformConv", 22), _OPSET, (X, W, offset, B, mask,), {"dilations": dilations, "group": group, "kernel_shape": kernel_shape, "offset_group": offset_group, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "DeformConv", 22), _OPSET, (X, W, offset, B, mask,), {"dilations": dilations, "group": group, "kernel_shape": kernel_shape, "offset_group": offset_group, "pads": pads, "strides": strides}, unknown)
 
 
 def DepthToSpace(
@@ -1618,6 +1683,7 @@ def DepthToSpace(
     *,
     blocksize: int = _rt.REQUIRED,
     mode: str = "DCR",
+    **unknown: _Never,
 ) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize). `mode` picks depth-column-row (DCR) or
@@ -1643,7 +1709,7 @@ def DepthToSpace(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 28), _OPSET, (input,), {"blocksize": blocksize, "mode": mode})
+    return _rt.emit1(("", "DepthToSpace", 28), _OPSET, (input,), {"blocksize": blocksize, "mode": mode}, unknown)
 
 
 def DequantizeLinear(
@@ -1655,6 +1721,7 @@ def DequantizeLinear(
     axis: int = 1,
     block_size: int = 0,
     output_dtype: _rt.DTypeLike = _rt.ElementType.UNDEFINED,
+    **unknown: _Never,
 ) -> _Var:
     """Maps quantized values back to real numbers as (x - x_zero_point) * x_scale. The scale
     and zero point may be scalars, 1-D along `axis`, or blocked with `block_size`.
@@ -1684,10 +1751,10 @@ def DequantizeLinear(
         T2: tensor(float), tensor(float16), tensor(bfloat16), tensor(float8e8m0)
         T3: tensor(float), tensor(float16), tensor(bfloat16)
     """
-    return _rt.emit1(("", "DequantizeLinear", 28), _OPSET, (x, x_scale, x_zero_point,), {"axis": axis, "block_size": block_size, "output_dtype": output_dtype})
+    return _rt.emit1(("", "DequantizeLinear", 28), _OPSET, (x, x_scale, x_zero_point,), {"axis": axis, "block_size": block_size, "output_dtype": output_dtype}, unknown)
 
 
-def Det(X: _rt.VarLike, /) -> _Var:
+def Det(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Determinant of each square matrix held in the last two dimensions of the input; leading
     dimensions are batch dimensions.
 
@@ -1704,10 +1771,10 @@ def Det(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Det", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "Det", 22), _OPSET, (X,), {}, unknown)
 
 
-def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Div(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
     zero.
 
@@ -1727,7 +1794,7 @@ def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Div", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Div", 14), _OPSET, (A, B,), {}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -1744,6 +1811,7 @@ def Dropout(
     /,
     *,
     seed: int | None = None,
+    **unknown: _Never,
 ) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
@@ -1774,7 +1842,7 @@ def Dropout(
                 tensor(float8e5m2fnuz)
         T2: tensor(bool)
     """
-    return _rt.emit_named(("", "Dropout", 22), _OPSET, (data, ratio, training_mode,), {"seed": seed}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 22), _OPSET, (data, ratio, training_mode,), {"seed": seed}, DropoutOutputs, unknown)
 
 
 class DynamicQuantizeLinearOutputs(_NamedTuple):
@@ -1785,7 +1853,7 @@ class DynamicQuantizeLinearOutputs(_NamedTuple):
     y_zero_point: _Var
 
 
-def DynamicQuantizeLinear(x: _rt.VarLike, /) -> DynamicQuantizeLinearOutputs:
+def DynamicQuantizeLinear(x: _rt.VarLike, /, **unknown: _Never) -> DynamicQuantizeLinearOutputs:
     """Quantizes a float tensor to uint8, deriving the scale and zero point from the tensor's
     own min/max range (widened to contain 0), and returns the data together with both
     parameters.
@@ -1804,10 +1872,10 @@ def DynamicQuantizeLinear(x: _rt.VarLike, /) -> DynamicQuantizeLinearOutputs:
         T1: tensor(float)
         T2: tensor(uint8)
     """
-    return _rt.emit_named(("", "DynamicQuantizeLinear", 11), _OPSET, (x,), {}, DynamicQuantizeLinearOutputs)
+    return _rt.emit_named(("", "DynamicQuantizeLinear", 11), _OPSET, (x,), {}, DynamicQuantizeLinearOutputs, unknown)
 
 
-def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED) -> _Var:
+def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Contracts any number of tensors according to an Einstein summation `equation` such as
     "ij,jk->ik", covering products, transposes, traces and reductions.
 
@@ -1829,10 +1897,10 @@ def Einsum(*Inputs: _rt.VarLike, equation: str = _rt.REQUIRED) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Einsum", 28), _OPSET, (*Inputs,), {"equation": equation})
+    return _rt.emit1(("", "Einsum", 28), _OPSET, (*Inputs,), {"equation": equation}, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -1852,10 +1920,10 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 22), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Elu", 22), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 19: Adds string to T.
@@ -1875,10 +1943,10 @@ def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(float), tensor(double), tensor(bfloat16), tensor(string)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 19), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Equal", 19), _OPSET, (A, B,), {}, unknown)
 
 
-def Erf(input: _rt.VarLike, /) -> _Var:
+def Erf(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gauss error function of each element of a floating-point tensor.
 
     Changed in version 13: Adds bfloat16 to T and drops every integer type, so T is floating point only.
@@ -1894,10 +1962,10 @@ def Erf(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Erf", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Erf", 13), _OPSET, (input,), {}, unknown)
 
 
-def Exp(input: _rt.VarLike, /) -> _Var:
+def Exp(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural exponential e^x of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -1913,10 +1981,10 @@ def Exp(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Exp", 13), _OPSET, (input,), {}, unknown)
 
 
-def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Expand(input: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
     result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
     the input's extent.
@@ -1938,10 +2006,17 @@ def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Expand", 13), _OPSET, (input, shape,), {})
+    return _rt.emit1(("", "Expand", 13), _OPSET, (input, shape,), {}, unknown)
 
 
-def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int = 0) -> _Var:
+def EyeLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    k: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Creates a 2-D tensor with the shape of the input holding ones on the k-th diagonal and
     zeros elsewhere, in the type set by `dtype` or else the input's type.
 
@@ -1967,10 +2042,10 @@ def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int
                 tensor(int16), tensor(int32), tensor(int64), tensor(bfloat16),
                 tensor(float16), tensor(float), tensor(double), tensor(bool)
     """
-    return _rt.emit1(("", "EyeLike", 22), _OPSET, (input,), {"dtype": dtype, "k": k})
+    return _rt.emit1(("", "EyeLike", 22), _OPSET, (input,), {"dtype": dtype, "k": k}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -1996,10 +2071,10 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Flatten", 25), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 25), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /) -> _Var:
+def Floor(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2015,7 +2090,7 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Floor", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Floor", 13), _OPSET, (X,), {}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -2042,6 +2117,7 @@ def GRU(
     hidden_size: int | None = None,
     layout: int = 0,
     linear_before_reset: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -2078,10 +2154,10 @@ def GRU(
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout, "linear_before_reset": linear_before_reset}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout, "linear_before_reset": linear_before_reset}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape. Negative indices count from the end.
 
@@ -2106,10 +2182,17 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 13), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 13), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
-def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def GatherElements(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    /,
+    *,
+    axis: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Elementwise indexing along one `axis`: output[i][j]... takes data at the same position
     except that the `axis` coordinate comes from `indices`, so the output has the shape of
     `indices`.
@@ -2135,10 +2218,17 @@ def GatherElements(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0)
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "GatherElements", 13), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "GatherElements", 13), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
-def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /, *, batch_dims: int = 0) -> _Var:
+def GatherND(
+    data: _rt.VarLike,
+    indices: _rt.VarLike,
+    /,
+    *,
+    batch_dims: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Reads slices of `data` addressed by index tuples stored in the last dimension of
     `indices`, after `batch_dims` shared leading dimensions. Output rank is rank(indices) +
     rank(data) - indices.shape[-1] - 1 - batch_dims.
@@ -2163,10 +2253,10 @@ def GatherND(data: _rt.VarLike, indices: _rt.VarLike, /, *, batch_dims: int = 0)
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims})
+    return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims}, unknown)
 
 
-def Gelu(X: _rt.VarLike, /, *, approximate: str = "none") -> _Var:
+def Gelu(X: _rt.VarLike, /, *, approximate: str = "none", **unknown: _Never) -> _Var:
     """Gaussian error linear unit x * Phi(x) applied elementwise, either exact (via erf) or
     with the tanh approximation selected by `approximate`.
 
@@ -2184,7 +2274,7 @@ def Gelu(X: _rt.VarLike, /, *, approximate: str = "none") -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Gelu", 20), _OPSET, (X,), {"approximate": approximate})
+    return _rt.emit1(("", "Gelu", 20), _OPSET, (X,), {"approximate": approximate}, unknown)
 
 
 def Gemm(
@@ -2197,6 +2287,7 @@ def Gemm(
     beta: float = 1.0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
@@ -2223,10 +2314,10 @@ def Gemm(
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Gemm", 13), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 13), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -2243,10 +2334,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 22), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -2266,10 +2357,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 22), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 22), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -2286,10 +2377,10 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 22), _OPSET, (X,), {}, unknown)
 
 
-def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2309,10 +2400,10 @@ def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Greater", 13), _OPSET, (A, B,), {}, unknown)
 
 
-def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A >= B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 16: Adds bfloat16 to T; the function body is rewritten for opset 16.
@@ -2332,7 +2423,7 @@ def GreaterOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "GreaterOrEqual", 16), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "GreaterOrEqual", 16), _OPSET, (A, B,), {}, unknown)
 
 
 def GridSample(
@@ -2343,6 +2434,7 @@ def GridSample(
     align_corners: int = 0,
     mode: str = "linear",
     padding_mode: str = "zeros",
+    **unknown: _Never,
 ) -> _Var:
     """Samples X at the normalized coordinates in `grid` (one location vector per output
     position) by nearest, linear or cubic interpolation. `padding_mode` handles coordinates
@@ -2371,7 +2463,7 @@ def GridSample(
                 tensor(bool), tensor(complex64), tensor(complex128)
         T2: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GridSample", 22), _OPSET, (X, grid,), {"align_corners": align_corners, "mode": mode, "padding_mode": padding_mode})
+    return _rt.emit1(("", "GridSample", 22), _OPSET, (X, grid,), {"align_corners": align_corners, "mode": mode, "padding_mode": padding_mode}, unknown)
 
 
 def GroupNormalization(
@@ -2383,6 +2475,7 @@ def GroupNormalization(
     epsilon: float = 9.999999747378752e-06,
     num_groups: int = _rt.REQUIRED,
     stash_type: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Splits the channels into `num_groups` groups and normalizes each group of each sample to
     zero mean and unit variance, then applies per-channel `scale` and `bias`.
@@ -2407,7 +2500,7 @@ def GroupNormalization(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GroupNormalization", 21), _OPSET, (X, scale, bias,), {"epsilon": epsilon, "num_groups": num_groups, "stash_type": stash_type})
+    return _rt.emit1(("", "GroupNormalization", 21), _OPSET, (X, scale, bias,), {"epsilon": epsilon, "num_groups": num_groups, "stash_type": stash_type}, unknown)
 
 
 def HammingWindow(
@@ -2416,6 +2509,7 @@ def HammingWindow(
     *,
     output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
     periodic: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Generates a 1-D Hamming window whose length is the scalar `size` input, in periodic
     (default) or symmetric form, with the element type picked by `output_datatype`.
@@ -2438,7 +2532,7 @@ def HammingWindow(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "HammingWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+    return _rt.emit1(("", "HammingWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic}, unknown)
 
 
 def HannWindow(
@@ -2447,6 +2541,7 @@ def HannWindow(
     *,
     output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
     periodic: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Generates a 1-D Hann window whose length is the scalar `size` input, in periodic
     (default) or symmetric form, with the element type picked by `output_datatype`.
@@ -2469,7 +2564,7 @@ def HannWindow(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "HannWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic})
+    return _rt.emit1(("", "HannWindow", 17), _OPSET, (size,), {"output_datatype": output_datatype, "periodic": periodic}, unknown)
 
 
 def HardSigmoid(
@@ -2478,6 +2573,7 @@ def HardSigmoid(
     *,
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -2498,10 +2594,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 22), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+    return _rt.emit1(("", "HardSigmoid", 22), _OPSET, (X,), {"alpha": alpha, "beta": beta}, unknown)
 
 
-def HardSwish(X: _rt.VarLike, /) -> _Var:
+def HardSwish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x * max(0, min(1, x / 6 + 1/2)) applied elementwise, a cheap stand-in for swish.
 
     Changed in version 22: Adds bfloat16 to T; the function body is rewritten for opset 22.
@@ -2517,10 +2613,10 @@ def HardSwish(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSwish", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "HardSwish", 22), _OPSET, (X,), {}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """Marks, along `axis`, the first position holding the maximum with 1 and every other
     position with 0; the output keeps the input's shape.
 
@@ -2540,10 +2636,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Hardmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Changed in version 25: Adds int2 and uint2 to V.
@@ -2583,7 +2679,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 optional(tensor(bool)), optional(tensor(complex64)),
                 optional(tensor(complex128))
     """
-    return _rt.emit1(("", "Identity", 25), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 25), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -2593,6 +2689,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -2651,10 +2748,16 @@ def If(
                 optional(tensor(int2))
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 25), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 25), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
-def ImageDecoder(encoded_stream: _rt.VarLike, /, *, pixel_format: str = "RGB") -> _Var:
+def ImageDecoder(
+    encoded_stream: _rt.VarLike,
+    /,
+    *,
+    pixel_format: str = "RGB",
+    **unknown: _Never,
+) -> _Var:
     """Decodes an encoded image byte stream (JPEG, PNG, BMP, TIFF, WebP and similar) into a
     uint8 tensor laid out (height, width, channels) in RGB, BGR or grayscale per
     `pixel_format`.
@@ -2674,7 +2777,7 @@ def ImageDecoder(encoded_stream: _rt.VarLike, /, *, pixel_format: str = "RGB") -
         T1: tensor(uint8)
         T2: tensor(uint8)
     """
-    return _rt.emit1(("", "ImageDecoder", 20), _OPSET, (encoded_stream,), {"pixel_format": pixel_format})
+    return _rt.emit1(("", "ImageDecoder", 20), _OPSET, (encoded_stream,), {"pixel_format": pixel_format}, unknown)
 
 
 def InstanceNormalization(
@@ -2684,6 +2787,7 @@ def InstanceNormalization(
     /,
     *,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -2706,10 +2810,17 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 22), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 22), _OPSET, (input, scale, B,), {"epsilon": epsilon}, unknown)
 
 
-def IsInf(X: _rt.VarLike, /, *, detect_negative: int = 1, detect_positive: int = 1) -> _Var:
+def IsInf(
+    X: _rt.VarLike,
+    /,
+    *,
+    detect_negative: int = 1,
+    detect_positive: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Boolean mask of infinite elements; `detect_positive` and `detect_negative` choose which
     signs count.
 
@@ -2733,10 +2844,10 @@ def IsInf(X: _rt.VarLike, /, *, detect_negative: int = 1, detect_positive: int =
                 tensor(float8e5m2fnuz)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "IsInf", 20), _OPSET, (X,), {"detect_negative": detect_negative, "detect_positive": detect_positive})
+    return _rt.emit1(("", "IsInf", 20), _OPSET, (X,), {"detect_negative": detect_negative, "detect_positive": detect_positive}, unknown)
 
 
-def IsNaN(X: _rt.VarLike, /) -> _Var:
+def IsNaN(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Boolean mask that is true where an element is NaN.
 
     Changed in version 20: Adds float8e4m3fn, float8e4m3fnuz, float8e5m2 and float8e5m2fnuz to T1.
@@ -2755,7 +2866,7 @@ def IsNaN(X: _rt.VarLike, /) -> _Var:
                 tensor(float8e5m2fnuz)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "IsNaN", 20), _OPSET, (X,), {})
+    return _rt.emit1(("", "IsNaN", 20), _OPSET, (X,), {}, unknown)
 
 
 def LRN(
@@ -2766,6 +2877,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -2789,7 +2901,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "LRN", 13), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 13), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -2819,6 +2931,7 @@ def LSTM(
     hidden_size: int | None = None,
     input_forget: int = 0,
     layout: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -2858,7 +2971,7 @@ def LSTM(
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "layout": layout}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "layout": layout}, LSTMOutputs, unknown)
 
 
 class LayerNormalizationOutputs(_NamedTuple):
@@ -2878,6 +2991,7 @@ def LayerNormalization(
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
     stash_type: int = 1,
+    **unknown: _Never,
 ) -> LayerNormalizationOutputs:
     """Normalizes over the trailing dimensions from `axis` on to zero mean and unit variance,
     then applies `Scale` and the optional bias `B`, computing in the precision set by
@@ -2904,10 +3018,10 @@ def LayerNormalization(
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         U: tensor(float), tensor(bfloat16)
     """
-    return _rt.emit_named(("", "LayerNormalization", 17), _OPSET, (X, Scale, B,), {"axis": axis, "epsilon": epsilon, "stash_type": stash_type}, LayerNormalizationOutputs)
+    return _rt.emit_named(("", "LayerNormalization", 17), _OPSET, (X, Scale, B,), {"axis": axis, "epsilon": epsilon, "stash_type": stash_type}, LayerNormalizationOutputs, unknown)
 
 
-def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582, **unknown: _Never) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
     Changed in version 16: Adds bfloat16 to T and gains a function body.
@@ -2926,10 +3040,10 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 16), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "LeakyRelu", 16), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -2949,10 +3063,10 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Less", 13), _OPSET, (A, B,), {}, unknown)
 
 
-def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A <= B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 16: Adds bfloat16 to T; the function body is rewritten for opset 16.
@@ -2972,7 +3086,7 @@ def LessOrEqual(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(bfloat16)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "LessOrEqual", 16), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "LessOrEqual", 16), _OPSET, (A, B,), {}, unknown)
 
 
 class LinearAttentionOutputs(_NamedTuple):
@@ -2996,6 +3110,7 @@ def LinearAttention(
     q_num_heads: int = _rt.REQUIRED,
     scale: float = 0.0,
     update_rule: str = "gated_delta",
+    **unknown: _Never,
 ) -> LinearAttentionOutputs:
     """Recurrent linear attention over packed (B, T, heads * dim) query, key and value tensors,
     keeping a (B, H_kv, d_k, d_v) state that `update_rule` advances as plain, gated, delta-
@@ -3027,10 +3142,10 @@ def LinearAttention(
         T: tensor(float16), tensor(bfloat16), tensor(float)
         S: tensor(float16), tensor(bfloat16), tensor(float)
     """
-    return _rt.emit_named(("", "LinearAttention", 27), _OPSET, (query, key, value, past_state, decay, beta,), {"chunk_size": chunk_size, "kv_num_heads": kv_num_heads, "q_num_heads": q_num_heads, "scale": scale, "update_rule": update_rule}, LinearAttentionOutputs)
+    return _rt.emit_named(("", "LinearAttention", 27), _OPSET, (query, key, value, past_state, decay, beta,), {"chunk_size": chunk_size, "kv_num_heads": kv_num_heads, "q_num_heads": q_num_heads, "scale": scale, "update_rule": update_rule}, LinearAttentionOutputs, unknown)
 
 
-def Log(input: _rt.VarLike, /) -> _Var:
+def Log(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural logarithm of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3046,10 +3161,10 @@ def Log(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Log", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Log", 13), _OPSET, (input,), {}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """log(softmax(x)) along `axis`, computed in a numerically stable way; the output keeps the
     input's shape.
 
@@ -3069,7 +3184,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "LogSoftmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -3078,6 +3193,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -3139,10 +3255,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 25), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 25), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -3162,7 +3285,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 22), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 22), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -3176,6 +3299,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides, padding, dilations and `ceil_mode` as in the other pooling
@@ -3203,10 +3327,10 @@ def LpPool(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -3225,7 +3349,7 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64), tensor(bfloat16)
     """
-    return _rt.emit1(("", "MatMul", 13), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 13), _OPSET, (A, B,), {}, unknown)
 
 
 def MatMulInteger(
@@ -3234,6 +3358,7 @@ def MatMulInteger(
     a_zero_point: _rt.VarLike | None = None,
     b_zero_point: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Matrix product of 8-bit integer operands after subtracting their zero points, producing
     int32; batching follows MatMul.
@@ -3254,10 +3379,10 @@ def MatMulInteger(
         T2: tensor(int8), tensor(uint8)
         T3: tensor(int32)
     """
-    return _rt.emit1(("", "MatMulInteger", 10), _OPSET, (A, B, a_zero_point, b_zero_point,), {})
+    return _rt.emit1(("", "MatMulInteger", 10), _OPSET, (A, B, a_zero_point, b_zero_point,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike) -> _Var:
+def Max(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3275,7 +3400,7 @@ def Max(*data_0: _rt.VarLike) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Max", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Max", 13), _OPSET, (*data_0,), {}, unknown)
 
 
 class MaxPoolOutputs(_NamedTuple):
@@ -3296,6 +3421,7 @@ def MaxPool(
     pads: _Seq[int] | None = None,
     storage_order: int = 0,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides, padding, dilations and `ceil_mode`. An optional second output gives the
@@ -3326,7 +3452,7 @@ def MaxPool(
                 tensor(uint8)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "MaxPool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+    return _rt.emit_named(("", "MaxPool", 22), _OPSET, (X,), {"auto_pad": auto_pad, "ceil_mode": ceil_mode, "dilations": dilations, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs, unknown)
 
 
 def MaxRoiPool(
@@ -3336,6 +3462,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -3358,7 +3485,7 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 22), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 22), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
 def MaxUnpool(
@@ -3370,6 +3497,7 @@ def MaxUnpool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Partial inverse of MaxPool: writes the pooled values back to the positions recorded in
     the indices tensor and fills all other positions with zero, sizing the result from the
@@ -3396,10 +3524,10 @@ def MaxUnpool(
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "MaxUnpool", 22), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "MaxUnpool", 22), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike) -> _Var:
+def Mean(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3415,10 +3543,16 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mean", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Mean", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)) -> _Var:
+def MeanVarianceNormalization(
+    X: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] = (0, 2, 3,),
+    **unknown: _Never,
+) -> _Var:
     """Standardizes the input to zero mean and unit variance over `axes` (by default batch and
     spatial axes, per channel).
 
@@ -3438,7 +3572,7 @@ def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "MeanVarianceNormalization", 13), _OPSET, (X,), {"axes": axes})
+    return _rt.emit1(("", "MeanVarianceNormalization", 13), _OPSET, (X,), {"axes": axes}, unknown)
 
 
 def MelWeightMatrix(
@@ -3450,6 +3584,7 @@ def MelWeightMatrix(
     /,
     *,
     output_datatype: _rt.DTypeLike = _rt.ElementType.FLOAT,
+    **unknown: _Never,
 ) -> _Var:
     """Builds the [dft_length / 2 + 1, num_mel_bins] matrix of triangular mel-scale filters
     that maps a one-sided linear-frequency spectrum onto mel bands between the given lower
@@ -3477,10 +3612,10 @@ def MelWeightMatrix(
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "MelWeightMatrix", 17), _OPSET, (num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz,), {"output_datatype": output_datatype})
+    return _rt.emit1(("", "MelWeightMatrix", 17), _OPSET, (num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz,), {"output_datatype": output_datatype}, unknown)
 
 
-def Min(*data_0: _rt.VarLike) -> _Var:
+def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3498,10 +3633,10 @@ def Min(*data_0: _rt.VarLike) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mish(X: _rt.VarLike, /) -> _Var:
+def Mish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x * tanh(softplus(x)) applied elementwise.
 
     Changed in version 22: Adds bfloat16 to T; the function body is rewritten for opset 22.
@@ -3517,10 +3652,10 @@ def Mish(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mish", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "Mish", 22), _OPSET, (X,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.
@@ -3544,10 +3679,10 @@ def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mod", 28), _OPSET, (A, B,), {"fmod": fmod})
+    return _rt.emit1(("", "Mod", 28), _OPSET, (A, B,), {"fmod": fmod}, unknown)
 
 
-def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A * B elementwise, with numpy-style broadcasting.
 
     Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
@@ -3566,7 +3701,7 @@ def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Mul", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Mul", 14), _OPSET, (A, B,), {}, unknown)
 
 
 def Multinomial(
@@ -3576,6 +3711,7 @@ def Multinomial(
     dtype: _rt.DTypeLike = _rt.ElementType.INT32,
     sample_size: int = 1,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
     `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
@@ -3599,10 +3735,10 @@ def Multinomial(
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Multinomial", 22), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+    return _rt.emit1(("", "Multinomial", 22), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed}, unknown)
 
 
-def Neg(X: _rt.VarLike, /) -> _Var:
+def Neg(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -3619,7 +3755,7 @@ def Neg(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Neg", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Neg", 13), _OPSET, (X,), {}, unknown)
 
 
 def NegativeLogLikelihoodLoss(
@@ -3630,6 +3766,7 @@ def NegativeLogLikelihoodLoss(
     *,
     ignore_index: int | None = None,
     reduction: str = "mean",
+    **unknown: _Never,
 ) -> _Var:
     """Loss from log-probabilities `input` (N, C, ...) and class `target`s: minus the target
     class's value, optionally weighted per class, with `ignore_index` skipped. `reduction`
@@ -3655,7 +3792,7 @@ def NegativeLogLikelihoodLoss(
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "NegativeLogLikelihoodLoss", 22), _OPSET, (input, target, weight,), {"ignore_index": ignore_index, "reduction": reduction})
+    return _rt.emit1(("", "NegativeLogLikelihoodLoss", 22), _OPSET, (input, target, weight,), {"ignore_index": ignore_index, "reduction": reduction}, unknown)
 
 
 def NonMaxSuppression(
@@ -3667,6 +3804,7 @@ def NonMaxSuppression(
     /,
     *,
     center_point_box: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Per batch and class, greedily keeps the highest-scoring boxes and discards those
     overlapping a kept box by more than `iou_threshold`, up to a per-class maximum and above
@@ -3690,10 +3828,10 @@ def NonMaxSuppression(
     Attributes:
         center_point_box: INT, default 0
     """
-    return _rt.emit1(("", "NonMaxSuppression", 11), _OPSET, (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,), {"center_point_box": center_point_box})
+    return _rt.emit1(("", "NonMaxSuppression", 11), _OPSET, (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,), {"center_point_box": center_point_box}, unknown)
 
 
-def NonZero(X: _rt.VarLike, /) -> _Var:
+def NonZero(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the coordinates of the non-zero elements as an int64 tensor of shape (rank,
     count), in row-major order.
 
@@ -3713,10 +3851,10 @@ def NonZero(X: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "NonZero", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "NonZero", 13), _OPSET, (X,), {}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -3730,7 +3868,7 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
 def OneHot(
@@ -3740,6 +3878,7 @@ def OneHot(
     /,
     *,
     axis: int = -1,
+    **unknown: _Never,
 ) -> _Var:
     """Expands integer `indices` into one-hot vectors of length `depth` inserted at `axis`,
     writing values[1] at the indexed position and values[0] elsewhere; negative indices
@@ -3772,10 +3911,16 @@ def OneHot(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "OneHot", 28), _OPSET, (indices, depth, values,), {"axis": axis})
+    return _rt.emit1(("", "OneHot", 28), _OPSET, (indices, depth, values,), {"axis": axis}, unknown)
 
 
-def Optional(input: _rt.VarLike | None = None, /, *, type: _rt.TypeLike | None = None) -> _Var:
+def Optional(
+    input: _rt.VarLike | None = None,
+    /,
+    *,
+    type: _rt.TypeLike | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Wraps a tensor or sequence into an optional value, or builds an empty optional of the
     type given by the `type` attribute when no input is supplied.
 
@@ -3838,10 +3983,10 @@ def Optional(input: _rt.VarLike | None = None, /, *, type: _rt.TypeLike | None =
                 optional(seq(tensor(int2))), optional(seq(tensor(float6e2m3))),
                 optional(seq(tensor(float6e3m2)))
     """
-    return _rt.emit1(("", "Optional", 28), _OPSET, (input,), {"type": type})
+    return _rt.emit1(("", "Optional", 28), _OPSET, (input,), {"type": type}, unknown)
 
 
-def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
+def OptionalGetElement(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Unwraps the value held by an optional (an empty optional is an error); a plain tensor or
     sequence is passed through.
 
@@ -3918,10 +4063,10 @@ def OptionalGetElement(input: _rt.VarLike, /) -> _Var:
                 seq(tensor(float4e2m1)), seq(tensor(float8e8m0)), seq(tensor(uint2)),
                 seq(tensor(int2)), seq(tensor(float6e2m3)), seq(tensor(float6e3m2))
     """
-    return _rt.emit1(("", "OptionalGetElement", 28), _OPSET, (input,), {})
+    return _rt.emit1(("", "OptionalGetElement", 28), _OPSET, (input,), {}, unknown)
 
 
-def OptionalHasElement(input: _rt.VarLike | None = None, /) -> _Var:
+def OptionalHasElement(input: _rt.VarLike | None = None, /, **unknown: _Never) -> _Var:
     """Returns a boolean scalar: true when the optional input holds a value or the input is a
     plain tensor or sequence, false when it is empty or absent.
 
@@ -3982,10 +4127,10 @@ def OptionalHasElement(input: _rt.VarLike | None = None, /) -> _Var:
                 seq(tensor(float6e3m2))
         B: tensor(bool)
     """
-    return _rt.emit1(("", "OptionalHasElement", 28), _OPSET, (input,), {})
+    return _rt.emit1(("", "OptionalHasElement", 28), _OPSET, (input,), {}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -4003,10 +4148,10 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
     broadcast to the input's shape.
 
@@ -4025,7 +4170,7 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double), tensor(uint32),
                 tensor(uint64), tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "PRelu", 16), _OPSET, (X, slope,), {})
+    return _rt.emit1(("", "PRelu", 16), _OPSET, (X, slope,), {}, unknown)
 
 
 def Pad(
@@ -4036,6 +4181,7 @@ def Pad(
     /,
     *,
     mode: str = "constant",
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each listed axis by the counts in `pads`,
     filling new cells with a constant, mirrored values, the edge value or wrapped-around
@@ -4067,10 +4213,10 @@ def Pad(
                 tensor(uint2), tensor(int2)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Pad", 25), _OPSET, (data, pads, constant_value, axes,), {"mode": mode})
+    return _rt.emit1(("", "Pad", 25), _OPSET, (data, pads, constant_value, axes,), {"mode": mode}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
     type.
 
@@ -4092,7 +4238,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Pow", 15), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "Pow", 15), _OPSET, (X, Y,), {}, unknown)
 
 
 def QLinearConv(
@@ -4113,6 +4259,7 @@ def QLinearConv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Convolution on quantized 8-bit tensors: dequantizes input and weights with their scales
     and zero points, convolves (adding an int32 bias), and requantizes to the output scale
@@ -4148,7 +4295,7 @@ def QLinearConv(
         T3: tensor(int8), tensor(uint8)
         T4: tensor(int32)
     """
-    return _rt.emit1(("", "QLinearConv", 10), _OPSET, (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "QLinearConv", 10), _OPSET, (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def QLinearMatMul(
@@ -4161,6 +4308,7 @@ def QLinearMatMul(
     y_scale: _rt.VarLike,
     y_zero_point: _rt.VarLike,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Matrix product of two quantized tensors computed through their scales and zero points
     and requantized with the output scale and zero point.
@@ -4191,7 +4339,7 @@ def QLinearMatMul(
         T3: tensor(int8), tensor(uint8), tensor(float8e4m3fn), tensor(float8e4m3fnuz),
                 tensor(float8e5m2), tensor(float8e5m2fnuz)
     """
-    return _rt.emit1(("", "QLinearMatMul", 21), _OPSET, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,), {})
+    return _rt.emit1(("", "QLinearMatMul", 21), _OPSET, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,), {}, unknown)
 
 
 def QuantizeLinear(
@@ -4205,6 +4353,7 @@ def QuantizeLinear(
     output_dtype: _rt.DTypeLike = _rt.ElementType.UNDEFINED,
     precision: int = 0,
     saturate: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Maps real values to a low-precision type: divides by `y_scale`, rounds half to even,
     adds `y_zero_point` and clamps to the target range. The scale and zero point may be
@@ -4238,7 +4387,7 @@ def QuantizeLinear(
                 tensor(float8e5m2fnuz), tensor(uint4), tensor(int4), tensor(float4e2m1),
                 tensor(uint2), tensor(int2), tensor(float6e2m3), tensor(float6e3m2)
     """
-    return _rt.emit1(("", "QuantizeLinear", 28), _OPSET, (x, y_scale, y_zero_point,), {"axis": axis, "block_size": block_size, "output_dtype": output_dtype, "precision": precision, "saturate": saturate})
+    return _rt.emit1(("", "QuantizeLinear", 28), _OPSET, (x, y_scale, y_zero_point,), {"axis": axis, "block_size": block_size, "output_dtype": output_dtype, "precision": precision, "saturate": saturate}, unknown)
 
 
 def RMSNormalization(
@@ -4249,6 +4398,7 @@ def RMSNormalization(
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
     stash_type: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Divides the input by its root mean square taken over the axes from `axis` to the end
     (plus `epsilon`), then multiplies by `scale`, computing in the precision set by
@@ -4272,7 +4422,7 @@ def RMSNormalization(
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         V: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "RMSNormalization", 23), _OPSET, (X, scale,), {"axis": axis, "epsilon": epsilon, "stash_type": stash_type})
+    return _rt.emit1(("", "RMSNormalization", 23), _OPSET, (X, scale,), {"axis": axis, "epsilon": epsilon, "stash_type": stash_type}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -4298,6 +4448,7 @@ def RNN(
     direction: str = "forward",
     hidden_size: int | None = None,
     layout: int = 0,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -4332,7 +4483,7 @@ def RNN(
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 22), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "layout": layout}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -4342,6 +4493,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -4363,7 +4515,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 22), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 22), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -4374,6 +4526,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -4401,7 +4554,7 @@ def RandomNormalLike(
                 tensor(bool), tensor(complex64), tensor(complex128)
         T2: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 22), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 22), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -4411,6 +4564,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -4432,7 +4586,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 22), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 22), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -4443,6 +4597,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -4470,7 +4625,7 @@ def RandomUniformLike(
                 tensor(bool), tensor(complex64), tensor(complex128)
         T2: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 22), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 22), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
 def Range(
@@ -4480,6 +4635,7 @@ def Range(
     /,
     *,
     stash_type: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Produces the 1-D sequence start, start + delta, ... stopping before `limit`, from three
     scalar inputs of one numeric type.
@@ -4503,10 +4659,10 @@ def Range(
         T: tensor(float), tensor(double), tensor(int16), tensor(int32), tensor(int64),
                 tensor(float16), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Range", 27), _OPSET, (start, limit, delta,), {"stash_type": stash_type})
+    return _rt.emit1(("", "Range", 27), _OPSET, (start, limit, delta,), {"stash_type": stash_type}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /) -> _Var:
+def Reciprocal(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -4522,7 +4678,7 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Reciprocal", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Reciprocal", 13), _OPSET, (X,), {}, unknown)
 
 
 def ReduceL1(
@@ -4532,6 +4688,7 @@ def ReduceL1(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -4555,7 +4712,7 @@ def ReduceL1(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceL1", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceL1", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceL2(
@@ -4565,6 +4722,7 @@ def ReduceL2(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
@@ -4588,7 +4746,7 @@ def ReduceL2(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceL2", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceL2", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceLogSum(
@@ -4598,6 +4756,7 @@ def ReduceLogSum(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -4620,7 +4779,7 @@ def ReduceLogSum(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSum", 28), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceLogSum", 28), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceLogSumExp(
@@ -4630,6 +4789,7 @@ def ReduceLogSumExp(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -4652,7 +4812,7 @@ def ReduceLogSumExp(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 28), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceLogSumExp", 28), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceMax(
@@ -4662,6 +4822,7 @@ def ReduceMax(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
@@ -4686,7 +4847,7 @@ def ReduceMax(
                 tensor(float), tensor(double), tensor(bfloat16), tensor(uint8),
                 tensor(int8), tensor(bool)
     """
-    return _rt.emit1(("", "ReduceMax", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceMax", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceMean(
@@ -4696,6 +4857,7 @@ def ReduceMean(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
@@ -4719,7 +4881,7 @@ def ReduceMean(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceMean", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceMean", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceMin(
@@ -4729,6 +4891,7 @@ def ReduceMin(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
@@ -4753,7 +4916,7 @@ def ReduceMin(
                 tensor(float), tensor(double), tensor(bfloat16), tensor(uint8),
                 tensor(int8), tensor(bool)
     """
-    return _rt.emit1(("", "ReduceMin", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceMin", 20), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceProd(
@@ -4763,6 +4926,7 @@ def ReduceProd(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
@@ -4786,7 +4950,7 @@ def ReduceProd(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceProd", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceProd", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceSum(
@@ -4796,6 +4960,7 @@ def ReduceSum(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
@@ -4819,7 +4984,7 @@ def ReduceSum(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceSum", 13), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceSum", 13), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
 def ReduceSumSquare(
@@ -4829,6 +4994,7 @@ def ReduceSumSquare(
     *,
     keepdims: int = 1,
     noop_with_empty_axes: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -4852,10 +5018,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes})
+    return _rt.emit1(("", "ReduceSumSquare", 18), _OPSET, (data, axes,), {"keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}, unknown)
 
 
-def RegexFullMatch(X: _rt.VarLike, /, *, pattern: str | None = None) -> _Var:
+def RegexFullMatch(X: _rt.VarLike, /, *, pattern: str | None = None, **unknown: _Never) -> _Var:
     """Boolean mask telling, for each string element, whether the whole string matches the RE2
     regular expression `pattern`.
 
@@ -4874,10 +5040,10 @@ def RegexFullMatch(X: _rt.VarLike, /, *, pattern: str | None = None) -> _Var:
         T1: tensor(string)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "RegexFullMatch", 20), _OPSET, (X,), {"pattern": pattern})
+    return _rt.emit1(("", "RegexFullMatch", 20), _OPSET, (X,), {"pattern": pattern}, unknown)
 
 
-def Relu(X: _rt.VarLike, /) -> _Var:
+def Relu(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Changed in version 14: Accepts the signed integers int8, int16, int32 and int64 in T and gains a function body.
@@ -4894,10 +5060,17 @@ def Relu(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Relu", 14), _OPSET, (X,), {})
+    return _rt.emit1(("", "Relu", 14), _OPSET, (X,), {}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, *, allowzero: int = 0) -> _Var:
+def Reshape(
+    data: _rt.VarLike,
+    shape: _rt.VarLike,
+    /,
+    *,
+    allowzero: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension unless `allowzero` is set.
@@ -4925,7 +5098,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, *, allowzero: int = 0) -> 
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Reshape", 25), _OPSET, (data, shape,), {"allowzero": allowzero})
+    return _rt.emit1(("", "Reshape", 25), _OPSET, (data, shape,), {"allowzero": allowzero}, unknown)
 
 
 def Resize(
@@ -4944,6 +5117,7 @@ def Resize(
     keep_aspect_ratio_policy: str = "stretch",
     mode: str = "nearest",
     nearest_mode: str = "round_prefer_floor",
+    **unknown: _Never,
 ) -> _Var:
     """Rescales a tensor to target `sizes` or by `scales` with nearest, linear or cubic
     interpolation. `coordinate_transformation_mode`, `nearest_mode`, `antialias` and related
@@ -4980,7 +5154,7 @@ def Resize(
                 tensor(bool), tensor(complex64), tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Resize", 19), _OPSET, (X, roi, scales, sizes,), {"antialias": antialias, "axes": axes, "coordinate_transformation_mode": coordinate_transformation_mode, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "extrapolation_value": extrapolation_value, "keep_aspect_ratio_policy": keep_aspect_ratio_policy, "mode": mode, "nearest_mode": nearest_mode})
+    return _rt.emit1(("", "Resize", 19), _OPSET, (X, roi, scales, sizes,), {"antialias": antialias, "axes": axes, "coordinate_transformation_mode": coordinate_transformation_mode, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "extrapolation_value": extrapolation_value, "keep_aspect_ratio_policy": keep_aspect_ratio_policy, "mode": mode, "nearest_mode": nearest_mode}, unknown)
 
 
 def ReverseSequence(
@@ -4990,6 +5164,7 @@ def ReverseSequence(
     *,
     batch_axis: int = 1,
     time_axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Reverses the first `sequence_lens[b]` entries along `time_axis` for each batch entry b
     on `batch_axis`, leaving the remaining positions in place.
@@ -5015,7 +5190,7 @@ def ReverseSequence(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "ReverseSequence", 28), _OPSET, (input, sequence_lens,), {"batch_axis": batch_axis, "time_axis": time_axis})
+    return _rt.emit1(("", "ReverseSequence", 28), _OPSET, (input, sequence_lens,), {"batch_axis": batch_axis, "time_axis": time_axis}, unknown)
 
 
 def RoiAlign(
@@ -5030,6 +5205,7 @@ def RoiAlign(
     output_width: int = 1,
     sampling_ratio: int = 0,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Pools each region of interest (box coordinates plus a batch index) of an (N, C, H, W)
     feature map into an output_height x output_width grid by bilinear sampling, averaging or
@@ -5059,7 +5235,7 @@ def RoiAlign(
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "RoiAlign", 22), _OPSET, (X, rois, batch_indices,), {"coordinate_transformation_mode": coordinate_transformation_mode, "mode": mode, "output_height": output_height, "output_width": output_width, "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "RoiAlign", 22), _OPSET, (X, rois, batch_indices,), {"coordinate_transformation_mode": coordinate_transformation_mode, "mode": mode, "output_height": output_height, "output_width": output_width, "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale}, unknown)
 
 
 def RotaryEmbedding(
@@ -5072,6 +5248,7 @@ def RotaryEmbedding(
     interleaved: int = 0,
     num_heads: int | None = None,
     rotary_embedding_dim: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Applies rotary position embeddings: rotates pairs of features (halves or interleaved
     pairs) of each head by angles looked up in the cosine and sine caches for the token
@@ -5097,10 +5274,10 @@ def RotaryEmbedding(
         T: tensor(float), tensor(float16), tensor(bfloat16)
         M: tensor(int64)
     """
-    return _rt.emit1(("", "RotaryEmbedding", 23), _OPSET, (X, cos_cache, sin_cache, position_ids,), {"interleaved": interleaved, "num_heads": num_heads, "rotary_embedding_dim": rotary_embedding_dim})
+    return _rt.emit1(("", "RotaryEmbedding", 23), _OPSET, (X, cos_cache, sin_cache, position_ids,), {"interleaved": interleaved, "num_heads": num_heads, "rotary_embedding_dim": rotary_embedding_dim}, unknown)
 
 
-def Round(X: _rt.VarLike, /) -> _Var:
+def Round(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element to the nearest integer, sending halfway cases to the even neighbour.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -5116,7 +5293,7 @@ def Round(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Round", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "Round", 22), _OPSET, (X,), {}, unknown)
 
 
 def STFT(
@@ -5127,6 +5304,7 @@ def STFT(
     /,
     *,
     onesided: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Short-time Fourier transform: cuts the signal into frames every `frame_step` samples,
     multiplies by an optional window, and returns the DFT of each frame as a (batch, frames,
@@ -5150,7 +5328,7 @@ def STFT(
         T1: tensor(float), tensor(float16), tensor(double), tensor(bfloat16)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "STFT", 17), _OPSET, (signal, frame_step, window, frame_length,), {"onesided": onesided})
+    return _rt.emit1(("", "STFT", 17), _OPSET, (signal, frame_step, window, frame_length,), {"onesided": onesided}, unknown)
 
 
 def Scan(
@@ -5162,6 +5340,7 @@ def Scan(
     scan_output_axes: _Seq[int] | None = None,
     scan_output_directions: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
     state values between iterations, and stacks each iteration's scan outputs. Directions
@@ -5194,7 +5373,7 @@ def Scan(
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit_tuple(("", "Scan", 25), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count)
+    return _rt.emit_tuple(("", "Scan", 25), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count, unknown)
 
 
 def ScatterElements(
@@ -5205,6 +5384,7 @@ def ScatterElements(
     *,
     axis: int = 0,
     reduction: str = "none",
+    **unknown: _Never,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
     coordinate comes from `indices` (other coordinates are the element's own), optionally
@@ -5234,7 +5414,7 @@ def ScatterElements(
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "ScatterElements", 18), _OPSET, (data, indices, updates,), {"axis": axis, "reduction": reduction})
+    return _rt.emit1(("", "ScatterElements", 18), _OPSET, (data, indices, updates,), {"axis": axis, "reduction": reduction}, unknown)
 
 
 def ScatterND(
@@ -5244,6 +5424,7 @@ def ScatterND(
     /,
     *,
     reduction: str = "none",
+    **unknown: _Never,
 ) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index
     tuples in `indices`, optionally combining with the existing values by add, mul, max or
@@ -5270,7 +5451,7 @@ def ScatterND(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "ScatterND", 18), _OPSET, (data, indices, updates,), {"reduction": reduction})
+    return _rt.emit1(("", "ScatterND", 18), _OPSET, (data, indices, updates,), {"reduction": reduction}, unknown)
 
 
 def Selu(
@@ -5279,6 +5460,7 @@ def Selu(
     *,
     alpha: float = 1.6732631921768188,
     gamma: float = 1.0507010221481323,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -5300,10 +5482,10 @@ def Selu(
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 22), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 22), _OPSET, (X,), {"alpha": alpha, "gamma": gamma}, unknown)
 
 
-def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /) -> _Var:
+def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the tensor at the given (possibly negative) position of a sequence.
 
     Signature: ``ai.onnx@11::SequenceAt``
@@ -5327,10 +5509,10 @@ def SequenceAt(input_sequence: _rt.VarLike, position: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceAt", 11), _OPSET, (input_sequence, position,), {})
+    return _rt.emit1(("", "SequenceAt", 11), _OPSET, (input_sequence, position,), {}, unknown)
 
 
-def SequenceConstruct(*inputs: _rt.VarLike) -> _Var:
+def SequenceConstruct(*inputs: _rt.VarLike, **unknown: _Never) -> _Var:
     """Builds a sequence from its tensor inputs, which must share an element type.
 
     Signature: ``ai.onnx@11::SequenceConstruct``
@@ -5352,10 +5534,10 @@ def SequenceConstruct(*inputs: _rt.VarLike) -> _Var:
                 seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SequenceConstruct", 11), _OPSET, (*inputs,), {})
+    return _rt.emit1(("", "SequenceConstruct", 11), _OPSET, (*inputs,), {}, unknown)
 
 
-def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None) -> _Var:
+def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None, **unknown: _Never) -> _Var:
     """Creates an empty tensor sequence whose element type is `dtype` (float by default).
 
     Signature: ``ai.onnx@11::SequenceEmpty``
@@ -5373,10 +5555,15 @@ def SequenceEmpty(*, dtype: _rt.DTypeLike | None = None) -> _Var:
                 seq(tensor(float)), seq(tensor(double)), seq(tensor(string)),
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SequenceEmpty", 11), _OPSET, (), {"dtype": dtype})
+    return _rt.emit1(("", "SequenceEmpty", 11), _OPSET, (), {"dtype": dtype}, unknown)
 
 
-def SequenceErase(input_sequence: _rt.VarLike, position: _rt.VarLike | None = None, /) -> _Var:
+def SequenceErase(
+    input_sequence: _rt.VarLike,
+    position: _rt.VarLike | None = None,
+    /,
+    **unknown: _Never,
+) -> _Var:
     """Returns the sequence with the tensor at `position` removed (the last one when no
     position is given).
 
@@ -5397,7 +5584,7 @@ def SequenceErase(input_sequence: _rt.VarLike, position: _rt.VarLike | None = No
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceErase", 11), _OPSET, (input_sequence, position,), {})
+    return _rt.emit1(("", "SequenceErase", 11), _OPSET, (input_sequence, position,), {}, unknown)
 
 
 def SequenceInsert(
@@ -5405,6 +5592,7 @@ def SequenceInsert(
     tensor: _rt.VarLike,
     position: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Returns the sequence with a tensor inserted at `position`, or appended when no position
     is given.
@@ -5431,10 +5619,10 @@ def SequenceInsert(
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "SequenceInsert", 11), _OPSET, (input_sequence, tensor, position,), {})
+    return _rt.emit1(("", "SequenceInsert", 11), _OPSET, (input_sequence, tensor, position,), {}, unknown)
 
 
-def SequenceLength(input_sequence: _rt.VarLike, /) -> _Var:
+def SequenceLength(input_sequence: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the number of tensors in a sequence as an int64 scalar.
 
     Signature: ``ai.onnx@11::SequenceLength``
@@ -5453,7 +5641,7 @@ def SequenceLength(input_sequence: _rt.VarLike, /) -> _Var:
                 seq(tensor(bool)), seq(tensor(complex64)), seq(tensor(complex128))
         I: tensor(int64)
     """
-    return _rt.emit1(("", "SequenceLength", 11), _OPSET, (input_sequence,), {})
+    return _rt.emit1(("", "SequenceLength", 11), _OPSET, (input_sequence,), {}, unknown)
 
 
 def SequenceMap(
@@ -5461,6 +5649,7 @@ def SequenceMap(
     *additional_inputs: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Applies the `body` graph to each element of the input sequence (together with matching
     elements of other sequence inputs and any tensor inputs passed whole) and collects the
@@ -5494,10 +5683,17 @@ def SequenceMap(
                 seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
                 seq(tensor(complex128))
     """
-    return _rt.emit_tuple(("", "SequenceMap", 17), _OPSET, (input_sequence, *additional_inputs,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "SequenceMap", 17), _OPSET, (input_sequence, *additional_inputs,), {"body": body}, outputs_count, unknown)
 
 
-def Shape(data: _rt.VarLike, /, *, end: int | None = None, start: int = 0) -> _Var:
+def Shape(
+    data: _rt.VarLike,
+    /,
+    *,
+    end: int | None = None,
+    start: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor, optionally only the slice between
     the `start` and `end` axes.
 
@@ -5525,10 +5721,17 @@ def Shape(data: _rt.VarLike, /, *, end: int | None = None, start: int = 0) -> _V
                 tensor(uint2), tensor(int2)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 25), _OPSET, (data,), {"end": end, "start": start})
+    return _rt.emit1(("", "Shape", 25), _OPSET, (data,), {"end": end, "start": start}, unknown)
 
 
-def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _Var:
+def Shrink(
+    input: _rt.VarLike,
+    /,
+    *,
+    bias: float = 0.0,
+    lambd: float = 0.5,
+    **unknown: _Never,
+) -> _Var:
     """Soft/hard shrinkage: x + bias where x < -lambd, x - bias where x > lambd, and 0 in
     between.
 
@@ -5549,10 +5752,10 @@ def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd})
+    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /) -> _Var:
+def Sigmoid(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -5568,10 +5771,10 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sigmoid", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sigmoid", 13), _OPSET, (X,), {}, unknown)
 
 
-def Sign(input: _rt.VarLike, /) -> _Var:
+def Sign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sign: -1 for negative, 0 for zero and 1 for positive values.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -5589,10 +5792,10 @@ def Sign(input: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sign", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sign", 13), _OPSET, (input,), {}, unknown)
 
 
-def Sin(input: _rt.VarLike, /) -> _Var:
+def Sin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sine of a floating-point tensor given in radians.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -5608,10 +5811,10 @@ def Sin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sin", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sin", 22), _OPSET, (input,), {}, unknown)
 
 
-def Sinh(input: _rt.VarLike, /) -> _Var:
+def Sinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic sine of a floating-point tensor.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -5627,10 +5830,10 @@ def Sinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sinh", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sinh", 22), _OPSET, (input,), {}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Changed in version 25: Adds int2 and uint2 to T.
@@ -5653,7 +5856,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(uint2), tensor(int2)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 25), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 25), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -5663,6 +5866,7 @@ def Slice(
     axes: _rt.VarLike | None = None,
     steps: _rt.VarLike | None = None,
     /,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a strided sub-tensor: for each axis in `axes`, keeps positions from `starts` up
     to (not including) `ends` in increments of `steps`. Out-of-range bounds are clamped,
@@ -5689,10 +5893,10 @@ def Slice(
                 tensor(bool), tensor(complex64), tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Slice", 13), _OPSET, (data, starts, ends, axes, steps,), {})
+    return _rt.emit1(("", "Slice", 13), _OPSET, (data, starts, ends, axes, steps,), {}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = -1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 along `axis`; the output keeps the input's shape.
 
     Changed in version 13: Computes along the single dimension `axis` instead of flattening to 2-D around it, and `axis` now defaults to -1; adds bfloat16 to T.
@@ -5711,7 +5915,7 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = -1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Softmax", 13), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 13), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 class SoftmaxCrossEntropyLossOutputs(_NamedTuple):
@@ -5729,6 +5933,7 @@ def SoftmaxCrossEntropyLoss(
     *,
     ignore_index: int | None = None,
     reduction: str = "mean",
+    **unknown: _Never,
 ) -> SoftmaxCrossEntropyLossOutputs:
     """Cross-entropy between softmax(scores) over the class axis 1 and integer `labels`, with
     optional class `weights` and `ignore_index`, reduced per `reduction`. Can also output
@@ -5755,10 +5960,10 @@ def SoftmaxCrossEntropyLoss(
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit_named(("", "SoftmaxCrossEntropyLoss", 13), _OPSET, (scores, labels, weights,), {"ignore_index": ignore_index, "reduction": reduction}, SoftmaxCrossEntropyLossOutputs)
+    return _rt.emit_named(("", "SoftmaxCrossEntropyLoss", 13), _OPSET, (scores, labels, weights,), {"ignore_index": ignore_index, "reduction": reduction}, SoftmaxCrossEntropyLossOutputs, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -5774,10 +5979,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 22), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 22), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -5793,7 +5998,7 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 22), _OPSET, (input,), {}, unknown)
 
 
 def SpaceToDepth(
@@ -5802,6 +6007,7 @@ def SpaceToDepth(
     *,
     blocksize: int = _rt.REQUIRED,
     mode: str = "DCR",
+    **unknown: _Never,
 ) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
@@ -5827,7 +6033,7 @@ def SpaceToDepth(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 28), _OPSET, (input,), {"blocksize": blocksize, "mode": mode})
+    return _rt.emit1(("", "SpaceToDepth", 28), _OPSET, (input,), {"blocksize": blocksize, "mode": mode}, unknown)
 
 
 def Split(
@@ -5838,6 +6044,7 @@ def Split(
     axis: int = 0,
     num_outputs: int | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     input or `num_outputs` near-equal parts (the last may be smaller).
@@ -5863,7 +6070,7 @@ def Split(
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 18), _OPSET, (input, split,), {"axis": axis, "num_outputs": num_outputs}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 18), _OPSET, (input, split,), {"axis": axis, "num_outputs": num_outputs}, outputs_count, unknown)
 
 
 def SplitToSequence(
@@ -5873,6 +6080,7 @@ def SplitToSequence(
     *,
     axis: int = 0,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Cuts a tensor along `axis` into a sequence, using a scalar chunk size or a list of part
     lengths from `split`, or single slices (with the axis dropped when `keepdims` is 0) when
@@ -5906,10 +6114,10 @@ def SplitToSequence(
                 seq(tensor(string)), seq(tensor(bool)), seq(tensor(complex64)),
                 seq(tensor(complex128))
     """
-    return _rt.emit1(("", "SplitToSequence", 24), _OPSET, (input, split,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "SplitToSequence", 24), _OPSET, (input, split,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /) -> _Var:
+def Sqrt(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -5925,10 +6133,10 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sqrt", 13), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sqrt", 13), _OPSET, (X,), {}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /) -> _Var:
+def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Changed in version 25: Adds int2 and uint2 to T.
@@ -5951,10 +6159,10 @@ def Squeeze(data: _rt.VarLike, axes: _rt.VarLike | None = None, /) -> _Var:
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Squeeze", 25), _OPSET, (data, axes,), {})
+    return _rt.emit1(("", "Squeeze", 25), _OPSET, (data, axes,), {}, unknown)
 
 
-def StringConcat(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def StringConcat(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Concatenates each string of X with the corresponding string of Y, broadcasting the two
     inputs numpy-style.
 
@@ -5970,7 +6178,7 @@ def StringConcat(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(string)
     """
-    return _rt.emit1(("", "StringConcat", 20), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "StringConcat", 20), _OPSET, (X, Y,), {}, unknown)
 
 
 def StringNormalizer(
@@ -5981,6 +6189,7 @@ def StringNormalizer(
     is_case_sensitive: int = 0,
     locale: str | None = None,
     stopwords: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Cleans a 1-D or [1, C] string tensor by dropping listed `stopwords` (case-sensitively or
     not) and optionally converting case to upper or lower.
@@ -5999,7 +6208,7 @@ def StringNormalizer(
         locale: STRING, optional
         stopwords: STRINGS, optional
     """
-    return _rt.emit1(("", "StringNormalizer", 10), _OPSET, (X,), {"case_change_action": case_change_action, "is_case_sensitive": is_case_sensitive, "locale": locale, "stopwords": stopwords})
+    return _rt.emit1(("", "StringNormalizer", 10), _OPSET, (X,), {"case_change_action": case_change_action, "is_case_sensitive": is_case_sensitive, "locale": locale, "stopwords": stopwords}, unknown)
 
 
 class StringSplitOutputs(_NamedTuple):
@@ -6015,6 +6224,7 @@ def StringSplit(
     *,
     delimiter: str | None = None,
     maxsplit: int | None = None,
+    **unknown: _Never,
 ) -> StringSplitOutputs:
     """Splits each string at `delimiter` (runs of whitespace when none is given), at most
     `maxsplit` times, returning the pieces padded with empty strings along a new last axis
@@ -6038,10 +6248,10 @@ def StringSplit(
         T2: tensor(string)
         T3: tensor(int64)
     """
-    return _rt.emit_named(("", "StringSplit", 20), _OPSET, (X,), {"delimiter": delimiter, "maxsplit": maxsplit}, StringSplitOutputs)
+    return _rt.emit_named(("", "StringSplit", 20), _OPSET, (X,), {"delimiter": delimiter, "maxsplit": maxsplit}, StringSplitOutputs, unknown)
 
 
-def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A - B elementwise, with numpy-style broadcasting.
 
     Changed in version 14: Adds int8, int16, uint8 and uint16 to T.
@@ -6060,10 +6270,10 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sub", 14), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Sub", 14), _OPSET, (A, B,), {}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike) -> _Var:
+def Sum(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -6079,10 +6289,10 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double), tensor(bfloat16)
     """
-    return _rt.emit1(("", "Sum", 13), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Sum", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def SwiGLU(A: _rt.VarLike, B: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def SwiGLU(A: _rt.VarLike, B: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Gated activation Y = A * sigmoid(alpha * A) * B over two same-shaped inputs, the gate A
     and the value B; no broadcasting.
 
@@ -6101,10 +6311,10 @@ def SwiGLU(A: _rt.VarLike, B: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "SwiGLU", 28), _OPSET, (A, B,), {"alpha": alpha})
+    return _rt.emit1(("", "SwiGLU", 28), _OPSET, (A, B,), {"alpha": alpha}, unknown)
 
 
-def Swish(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Swish(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """x * sigmoid(alpha * x) applied elementwise.
 
     Signature: ``ai.onnx@24::Swish``
@@ -6121,10 +6331,10 @@ def Swish(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(bfloat16), tensor(double)
     """
-    return _rt.emit1(("", "Swish", 24), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Swish", 24), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Tan(input: _rt.VarLike, /) -> _Var:
+def Tan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise tangent of a floating-point tensor given in radians.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -6140,10 +6350,10 @@ def Tan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tan", 22), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tan", 22), _OPSET, (input,), {}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /) -> _Var:
+def Tanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Hyperbolic tangent of every element.
 
     Changed in version 13: Adds bfloat16 to T.
@@ -6159,7 +6369,7 @@ def Tanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 13), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tanh", 13), _OPSET, (input,), {}, unknown)
 
 
 def TensorScatter(
@@ -6170,6 +6380,7 @@ def TensorScatter(
     *,
     axis: int = -2,
     mode: str = "linear",
+    **unknown: _Never,
 ) -> _Var:
     """Writes the `update` tensor into a fixed-size cache along `axis`, starting at each batch
     row's `write_indices` entry (0 when absent), and returns the updated cache; `mode`
@@ -6197,7 +6408,7 @@ def TensorScatter(
                 tensor(float8e4m3fnuz), tensor(float8e5m2), tensor(float8e5m2fnuz),
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0)
     """
-    return _rt.emit1(("", "TensorScatter", 24), _OPSET, (past_cache, update, write_indices,), {"axis": axis, "mode": mode})
+    return _rt.emit1(("", "TensorScatter", 24), _OPSET, (past_cache, update, write_indices,), {"axis": axis, "mode": mode}, unknown)
 
 
 def TfIdfVectorizer(
@@ -6213,6 +6424,7 @@ def TfIdfVectorizer(
     pool_int64s: _Seq[int] | None = None,
     pool_strings: _Seq[str] | None = None,
     weights: _Seq[float] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Counts the n-grams (with optional skips) from a fixed pool that occur in each row of
     integer or string tokens and emits them as a dense vector of term frequencies, inverse
@@ -6241,10 +6453,10 @@ def TfIdfVectorizer(
         T: tensor(string), tensor(int32), tensor(int64)
         T1: tensor(float)
     """
-    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights})
+    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights}, unknown)
 
 
-def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Passes x through where x > alpha and outputs 0 elsewhere.
 
     Changed in version 22: Adds bfloat16 to T.
@@ -6263,10 +6475,10 @@ def ThresholdedRelu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ThresholdedRelu", 22), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "ThresholdedRelu", 22), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
     broadcasting.
 
@@ -6288,7 +6500,7 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
                 tensor(bool), tensor(complex64), tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 13), _OPSET, (input, repeats,), {})
+    return _rt.emit1(("", "Tile", 13), _OPSET, (input, repeats,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -6306,6 +6518,7 @@ def TopK(
     axis: int = -1,
     largest: int = 1,
     sorted: int = 1,
+    **unknown: _Never,
 ) -> TopKOutputs:
     """Returns the K largest (or smallest) values along `axis` and their int64 positions,
     sorted by default; ties favour the lower index.
@@ -6333,10 +6546,10 @@ def TopK(
                 tensor(double), tensor(bfloat16)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 24), _OPSET, (X, K,), {"axis": axis, "largest": largest, "sorted": sorted}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 24), _OPSET, (X, K,), {"axis": axis, "largest": largest, "sorted": sorted}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Changed in version 25: Adds int2 and uint2 to T.
@@ -6361,10 +6574,17 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Transpose", 25), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 25), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Trilu(input: _rt.VarLike, k: _rt.VarLike | None = None, /, *, upper: int = 1) -> _Var:
+def Trilu(
+    input: _rt.VarLike,
+    k: _rt.VarLike | None = None,
+    /,
+    *,
+    upper: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Keeps the upper (or lower) triangle of the matrices in the last two dimensions, offset
     by the diagonal index `k`, and zeroes the rest.
 
@@ -6386,7 +6606,7 @@ def Trilu(input: _rt.VarLike, k: _rt.VarLike | None = None, /, *, upper: int = 1
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Trilu", 14), _OPSET, (input, k,), {"upper": upper})
+    return _rt.emit1(("", "Trilu", 14), _OPSET, (input, k,), {"upper": upper}, unknown)
 
 
 class UniqueOutputs(_NamedTuple):
@@ -6398,7 +6618,14 @@ class UniqueOutputs(_NamedTuple):
     counts: _Var
 
 
-def Unique(X: _rt.VarLike, /, *, axis: int | None = None, sorted: int = 1) -> UniqueOutputs:
+def Unique(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    sorted: int = 1,
+    **unknown: _Never,
+) -> UniqueOutputs:
     """Finds the distinct values (or distinct slices along `axis`) of the input, sorted or in
     order of first appearance, and can also return first-occurrence indices, the inverse
     mapping and counts.
@@ -6426,10 +6653,10 @@ def Unique(X: _rt.VarLike, /, *, axis: int | None = None, sorted: int = 1) -> Un
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit_named(("", "Unique", 28), _OPSET, (X,), {"axis": axis, "sorted": sorted}, UniqueOutputs)
+    return _rt.emit_named(("", "Unique", 28), _OPSET, (X,), {"axis": axis, "sorted": sorted}, UniqueOutputs, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /) -> _Var:
+def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -6453,10 +6680,10 @@ def Unsqueeze(data: _rt.VarLike, axes: _rt.VarLike, /) -> _Var:
                 tensor(uint4), tensor(int4), tensor(float4e2m1), tensor(float8e8m0),
                 tensor(uint2), tensor(int2)
     """
-    return _rt.emit1(("", "Unsqueeze", 25), _OPSET, (data, axes,), {})
+    return _rt.emit1(("", "Unsqueeze", 25), _OPSET, (data, axes,), {}, unknown)
 
 
-def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Chooses elementwise between X (where `condition` is true) and Y (elsewhere),
     broadcasting all three inputs numpy-style.
 
@@ -6479,10 +6706,10 @@ def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
                 tensor(float16), tensor(float), tensor(double), tensor(string),
                 tensor(bool), tensor(complex64), tensor(complex128)
     """
-    return _rt.emit1(("", "Where", 16), _OPSET, (condition, X, Y,), {})
+    return _rt.emit1(("", "Where", 16), _OPSET, (condition, X, Y,), {}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -6500,4 +6727,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -114,7 +116,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Abs(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Signature: ``ai.onnx@1::Abs``
@@ -131,7 +133,7 @@ def Abs(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Abs", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Abs", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 def Add(
@@ -142,6 +144,7 @@ def Add(
     axis: int | None = None,
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """C = A + B elementwise. Both operands share one shape unless `broadcast` is set; then B
     is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
@@ -163,10 +166,18 @@ def Add(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Add", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Add", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+def And(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Logical AND of two boolean tensors, elementwise. Both operands share one shape unless
     `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
     or starting at `axis`.
@@ -188,10 +199,10 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "And", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
-def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -212,10 +223,10 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -236,7 +247,7 @@ def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
 def AveragePool(
@@ -247,6 +258,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides and padding, with the output size rounded
@@ -269,7 +281,7 @@ def AveragePool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -295,6 +307,7 @@ def BatchNormalization(
     is_test: int = 0,
     momentum: float = 0.8999999761581421,
     spatial: int = 1,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     With `is_test` set it uses the given running statistics; otherwise it uses batch
@@ -327,10 +340,10 @@ def BatchNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "BatchNormalization", 1), _OPSET, (X, scale, B, mean, var,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon, "is_test": is_test, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 1), _OPSET, (X, scale, B, mean, var,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon, "is_test": is_test, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED) -> _Var:
+def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers numeric
     and bool conversions.
 
@@ -353,10 +366,10 @@ def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED) -> _Var:
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "Cast", 1), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "Cast", 1), _OPSET, (input,), {"to": to}, unknown)
 
 
-def Ceil(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Ceil(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Signature: ``ai.onnx@1::Ceil``
@@ -373,7 +386,7 @@ def Ceil(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Ceil", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Ceil", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 def Clip(
@@ -383,6 +396,7 @@ def Clip(
     consumed_inputs: _Seq[int] | None = None,
     max: float | None = None,
     min: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -403,10 +417,10 @@ def Clip(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Clip", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs, "max": max, "min": min})
+    return _rt.emit1(("", "Clip", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs, "max": max, "min": min}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -429,10 +443,10 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
-def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
@@ -446,7 +460,7 @@ def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value})
+    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value}, unknown)
 
 
 def Conv(
@@ -461,6 +475,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -487,7 +502,7 @@ def Conv(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -504,6 +519,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -533,10 +549,16 @@ def ConvTranspose(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def DepthToSpace(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
     order.
@@ -558,7 +580,7 @@ def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Div(
@@ -569,6 +591,7 @@ def Div(
     axis: int | None = None,
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """C = A / B elementwise. Both operands share one shape unless `broadcast` is set; then B
     is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
@@ -590,7 +613,7 @@ def Div(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Div", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Div", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -607,6 +630,7 @@ def Dropout(
     consumed_inputs: _Seq[int] | None = None,
     is_test: int = 0,
     ratio: float = 0.5,
+    **unknown: _Never,
 ) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
@@ -629,10 +653,17 @@ def Dropout(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "Dropout", 1), _OPSET, (data,), {"consumed_inputs": consumed_inputs, "is_test": is_test, "ratio": ratio}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 1), _OPSET, (data,), {"consumed_inputs": consumed_inputs, "is_test": is_test, "ratio": ratio}, DropoutOutputs, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Elu(
+    X: _rt.VarLike,
+    /,
+    *,
+    alpha: float = 1.0,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -651,7 +682,7 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, consumed_inputs: _Seq[int] | N
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Elu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs}, unknown)
 
 
 def Equal(
@@ -661,6 +692,7 @@ def Equal(
     *,
     axis: int | None = None,
     broadcast: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Elementwise equality test producing a boolean tensor. Both operands share one shape
     unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
@@ -683,10 +715,16 @@ def Equal(
         T: tensor(bool), tensor(int32), tensor(int64)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Equal", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
-def Exp(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Exp(
+    input: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Natural exponential e^x of every element.
 
     Signature: ``ai.onnx@1::Exp``
@@ -703,10 +741,10 @@ def Exp(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Exp", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -724,10 +762,16 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Floor(
+    X: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Signature: ``ai.onnx@1::Floor``
@@ -744,7 +788,7 @@ def Floor(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Floor", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Floor", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -771,6 +815,7 @@ def GRU(
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
     output_sequence: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -806,10 +851,10 @@ def GRU(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 3), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset, "output_sequence": output_sequence}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 3), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset, "output_sequence": output_sequence}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape.
 
@@ -832,7 +877,7 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
 def Gemm(
@@ -846,6 +891,7 @@ def Gemm(
     broadcast: int = 0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`); C has the (M, N) shape of the result unless
@@ -871,10 +917,10 @@ def Gemm(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Gemm", 1), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "broadcast": broadcast, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 1), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "broadcast": broadcast, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -889,10 +935,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -912,10 +958,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -930,7 +976,7 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {}, unknown)
 
 
 def Greater(
@@ -940,6 +986,7 @@ def Greater(
     *,
     axis: int | None = None,
     broadcast: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Elementwise A > B producing a boolean tensor. Both operands share one shape unless
     `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
@@ -962,7 +1009,7 @@ def Greater(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Greater", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
 def HardSigmoid(
@@ -972,6 +1019,7 @@ def HardSigmoid(
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -991,10 +1039,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "HardSigmoid", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "consumed_inputs": consumed_inputs}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
     rows, the rest the columns), the first position holding the maximum with 1 and every
     other position with 0; the output keeps the input's shape.
@@ -1013,10 +1061,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Signature: ``ai.onnx@1::Identity``
@@ -1033,7 +1081,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -1043,6 +1091,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -1067,7 +1116,7 @@ def If(
                 tensor(complex128)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
 def InstanceNormalization(
@@ -1078,6 +1127,7 @@ def InstanceNormalization(
     *,
     consumed_inputs: _Seq[int] | None = None,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -1099,7 +1149,7 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 1), _OPSET, (input, scale, B,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 1), _OPSET, (input, scale, B,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon}, unknown)
 
 
 def LRN(
@@ -1110,6 +1160,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -1131,7 +1182,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -1161,6 +1212,7 @@ def LSTM(
     hidden_size: int | None = None,
     input_forget: int = 0,
     output_sequence: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -1197,7 +1249,7 @@ def LSTM(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "output_sequence": output_sequence}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget, "output_sequence": output_sequence}, LSTMOutputs, unknown)
 
 
 def LeakyRelu(
@@ -1206,6 +1258,7 @@ def LeakyRelu(
     *,
     alpha: float = 0.009999999776482582,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
@@ -1224,10 +1277,18 @@ def LeakyRelu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "LeakyRelu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+def Less(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Elementwise A < B producing a boolean tensor. Both operands share one shape unless
     `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
     or starting at `axis`.
@@ -1249,10 +1310,16 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcas
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Less", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
-def Log(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Log(
+    input: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Natural logarithm of every element.
 
     Signature: ``ai.onnx@1::Log``
@@ -1269,10 +1336,10 @@ def Log(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Log", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Log", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
     form the rows, the rest the columns), computed in a numerically stable way; the output
     keeps the input's shape.
@@ -1291,7 +1358,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -1300,6 +1367,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -1327,10 +1395,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Signature: ``ai.onnx@1::LpNormalization``
@@ -1348,7 +1423,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -1360,6 +1435,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides and padding as in the other pooling operators and the
@@ -1385,10 +1461,10 @@ def LpPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -1404,10 +1480,10 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Max``
@@ -1424,7 +1500,7 @@ def Max(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Max", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Max", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 def MaxPool(
@@ -1435,6 +1511,7 @@ def MaxPool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides and padding and the output size rounded down.
@@ -1456,7 +1533,7 @@ def MaxPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxPool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "MaxPool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def MaxRoiPool(
@@ -1466,6 +1543,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -1486,10 +1564,10 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Mean``
@@ -1506,10 +1584,10 @@ def Mean(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mean", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Mean", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Min``
@@ -1526,7 +1604,7 @@ def Min(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Min", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Min", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 def Mul(
@@ -1537,6 +1615,7 @@ def Mul(
     axis: int | None = None,
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """C = A * B elementwise. Both operands share one shape unless `broadcast` is set; then B
     is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
@@ -1558,10 +1637,10 @@ def Mul(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mul", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Mul", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs}, unknown)
 
 
-def Neg(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Neg(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Signature: ``ai.onnx@1::Neg``
@@ -1578,10 +1657,10 @@ def Neg(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Neg", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Neg", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -1595,10 +1674,18 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+def Or(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Logical OR of two boolean tensors, elementwise. Both operands share one shape unless
     `broadcast` is set; then B is stretched to A's shape, matched at the trailing dimensions
     or starting at `axis`.
@@ -1620,7 +1707,7 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Or", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
 def PRelu(
@@ -1629,6 +1716,7 @@ def PRelu(
     /,
     *,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope` either
     one value shared by all elements or one value per channel.
@@ -1648,7 +1736,7 @@ def PRelu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "PRelu", 1), _OPSET, (X, slope,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "PRelu", 1), _OPSET, (X, slope,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
 def Pad(
@@ -1658,6 +1746,7 @@ def Pad(
     mode: str = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
     cells with the constant `value`, mirrored values or the edge value according to `mode`.
@@ -1680,10 +1769,18 @@ def Pad(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+def Pow(
+    X: _rt.VarLike,
+    Y: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Raises X to the power Y elementwise; the result has X's type. Both operands share one
     shape unless `broadcast` is set; then Y is stretched to X's shape, matched at the
     trailing dimensions or starting at `axis`.
@@ -1704,7 +1801,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, *, axis: int | None = None, broadcast
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pow", 1), _OPSET, (X, Y,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Pow", 1), _OPSET, (X, Y,), {"axis": axis, "broadcast": broadcast}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -1730,6 +1827,7 @@ def RNN(
     direction: str = "forward",
     hidden_size: int | None = None,
     output_sequence: int = 0,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -1762,7 +1860,7 @@ def RNN(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "output_sequence": output_sequence}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 1), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "output_sequence": output_sequence}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -1772,6 +1870,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -1791,7 +1890,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -1802,6 +1901,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -1827,7 +1927,7 @@ def RandomNormalLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -1837,6 +1937,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -1856,7 +1957,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -1867,6 +1968,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -1892,10 +1994,16 @@ def RandomUniformLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Reciprocal(
+    X: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Signature: ``ai.onnx@1::Reciprocal``
@@ -1912,10 +2020,17 @@ def Reciprocal(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Reciprocal", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Reciprocal", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL1(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -1935,10 +2050,17 @@ def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL2(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
 
@@ -1958,10 +2080,17 @@ def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceLogSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -1981,7 +2110,7 @@ def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdim
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceLogSumExp(
@@ -1990,6 +2119,7 @@ def ReduceLogSumExp(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -2010,10 +2140,17 @@ def ReduceLogSumExp(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2033,10 +2170,17 @@ def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMean(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
 
@@ -2056,10 +2200,17 @@ def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2079,10 +2230,17 @@ def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceProd(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2102,10 +2260,17 @@ def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2125,7 +2290,7 @@ def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceSumSquare(
@@ -2134,6 +2299,7 @@ def ReduceSumSquare(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -2154,10 +2320,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def Relu(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Relu(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Signature: ``ai.onnx@1::Relu``
@@ -2174,10 +2340,10 @@ def Relu(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Relu", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Relu", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension.
@@ -2199,7 +2365,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {}, unknown)
 
 
 def Selu(
@@ -2209,6 +2375,7 @@ def Selu(
     alpha: float = 1.673200011253357,
     consumed_inputs: _Seq[int] | None = None,
     gamma: float = 1.0506999492645264,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -2229,10 +2396,10 @@ def Selu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 1), _OPSET, (X,), {"alpha": alpha, "consumed_inputs": consumed_inputs, "gamma": gamma}, unknown)
 
 
-def Shape(data: _rt.VarLike, /) -> _Var:
+def Shape(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
@@ -2250,10 +2417,16 @@ def Shape(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Sigmoid(
+    X: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Sigmoid``
@@ -2270,10 +2443,10 @@ def Sigmoid(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sigmoid", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Sigmoid", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Signature: ``ai.onnx@1::Size``
@@ -2291,7 +2464,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -2301,6 +2474,7 @@ def Slice(
     axes: _Seq[int] | None = None,
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
     including) `ends`. Out-of-range bounds are clamped and negative values count from the
@@ -2325,10 +2499,10 @@ def Slice(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
     before `axis` forming the rows and the rest the columns; the output keeps the input's
     shape.
@@ -2347,10 +2521,10 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Softplus``
@@ -2364,10 +2538,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Signature: ``ai.onnx@1::Softsign``
@@ -2381,10 +2555,16 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {}, unknown)
 
 
-def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def SpaceToDepth(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
     DepthToSpace.
@@ -2406,7 +2586,7 @@ def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Split(
@@ -2416,6 +2596,7 @@ def Split(
     axis: int = 0,
     split: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     attribute, else equal parts.
@@ -2440,10 +2621,10 @@ def Split(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Sqrt(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Signature: ``ai.onnx@1::Sqrt``
@@ -2460,10 +2641,10 @@ def Sqrt(X: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sqrt", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Sqrt", 1), _OPSET, (X,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Signature: ``ai.onnx@1::Squeeze``
@@ -2483,7 +2664,7 @@ def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
 def Sub(
@@ -2494,6 +2675,7 @@ def Sub(
     axis: int | None = None,
     broadcast: int = 0,
     consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """C = A - B elementwise. Both operands share one shape unless `broadcast` is set; then B
     is stretched to A's shape, matched at the trailing dimensions or starting at `axis`.
@@ -2515,10 +2697,10 @@ def Sub(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sub", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Sub", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast, "consumed_inputs": consumed_inputs}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, all of one shape.
 
     Signature: ``ai.onnx@1::Sum``
@@ -2535,10 +2717,16 @@ def Sum(*data_0: _rt.VarLike, consumed_inputs: _Seq[int] | None = None) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sum", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Sum", 1), _OPSET, (*data_0,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> _Var:
+def Tanh(
+    input: _rt.VarLike,
+    /,
+    *,
+    consumed_inputs: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Hyperbolic tangent of every element.
 
     Signature: ``ai.onnx@1::Tanh``
@@ -2555,10 +2743,10 @@ def Tanh(input: _rt.VarLike, /, *, consumed_inputs: _Seq[int] | None = None) -> 
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs})
+    return _rt.emit1(("", "Tanh", 1), _OPSET, (input,), {"consumed_inputs": consumed_inputs}, unknown)
 
 
-def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input along the single dimension given by the `axis` input, as many times as
     `tiles` says.
 
@@ -2576,7 +2764,7 @@ def Tile(input: _rt.VarLike, tiles: _rt.VarLike, axis: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 1), _OPSET, (input, tiles, axis,), {})
+    return _rt.emit1(("", "Tile", 1), _OPSET, (input, tiles, axis,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -2586,7 +2774,14 @@ class TopKOutputs(_NamedTuple):
     Indices: _Var
 
 
-def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+def TopK(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    k: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> TopKOutputs:
     """Returns the `k` greatest values along `axis` and their int64 positions in descending
     order; ties favour the lower index.
 
@@ -2607,10 +2802,10 @@ def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOut
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Signature: ``ai.onnx@1::Transpose``
@@ -2630,10 +2825,10 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -2654,7 +2849,7 @@ def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
 def Upsample(
@@ -2664,6 +2859,7 @@ def Upsample(
     height_scale: float = _rt.REQUIRED,
     mode: str = "nearest",
     width_scale: float = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Enlarges the last two dimensions by `height_scale` and `width_scale` with nearest or
     linear interpolation.
@@ -2685,10 +2881,18 @@ def Upsample(
         T: tensor(bool), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Upsample", 1), _OPSET, (X,), {"height_scale": height_scale, "mode": mode, "width_scale": width_scale})
+    return _rt.emit1(("", "Upsample", 1), _OPSET, (X,), {"height_scale": height_scale, "mode": mode, "width_scale": width_scale}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast: int = 0) -> _Var:
+def Xor(
+    A: _rt.VarLike,
+    B: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    broadcast: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise. Both operands share one shape
     unless `broadcast` is set; then B is stretched to A's shape, matched at the trailing
     dimensions or starting at `axis`.
@@ -2710,4 +2914,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /, *, axis: int | None = None, broadcast
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast})
+    return _rt.emit1(("", "Xor", 1), _OPSET, (A, B,), {"axis": axis, "broadcast": broadcast}, unknown)

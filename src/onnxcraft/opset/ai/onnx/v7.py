@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -121,7 +123,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /) -> _Var:
+def Abs(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts every signed and unsigned integer type in T.
@@ -139,10 +141,10 @@ def Abs(X: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {}, unknown)
 
 
-def Acos(input: _rt.VarLike, /) -> _Var:
+def Acos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -157,10 +159,10 @@ def Acos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Add(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
     shape.
 
@@ -179,10 +181,10 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def And(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -200,10 +202,10 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -224,10 +226,10 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -248,10 +250,10 @@ def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def Asin(input: _rt.VarLike, /) -> _Var:
+def Asin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -266,10 +268,10 @@ def Asin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Atan(input: _rt.VarLike, /) -> _Var:
+def Atan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse tangent, in radians, of a floating-point tensor.
 
     Signature: ``ai.onnx@7::Atan``
@@ -283,7 +285,7 @@ def Atan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {}, unknown)
 
 
 def AveragePool(
@@ -295,6 +297,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides and padding, with the output size rounded
@@ -320,7 +323,7 @@ def AveragePool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -344,6 +347,7 @@ def BatchNormalization(
     epsilon: float = 9.999999747378752e-06,
     momentum: float = 0.8999999761581421,
     spatial: int = 1,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     With only Y requested it uses the given running statistics; asking for the other outputs
@@ -376,10 +380,10 @@ def BatchNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "BatchNormalization", 7), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 7), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers numeric
     and bool conversions.
 
@@ -404,10 +408,10 @@ def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "Cast", 6), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "Cast", 6), _OPSET, (input,), {"to": to}, unknown)
 
 
-def Ceil(X: _rt.VarLike, /) -> _Var:
+def Ceil(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -423,7 +427,7 @@ def Ceil(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {}, unknown)
 
 
 def Clip(
@@ -432,6 +436,7 @@ def Clip(
     *,
     max: float = 3.4028234663852886e+38,
     min: float = -3.4028234663852886e+38,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -453,10 +458,10 @@ def Clip(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min})
+    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -479,10 +484,10 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
-def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
@@ -496,7 +501,7 @@ def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value})
+    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value}, unknown)
 
 
 def Conv(
@@ -511,6 +516,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -537,7 +543,7 @@ def Conv(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -554,6 +560,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -583,10 +590,10 @@ def ConvTranspose(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Cos(input: _rt.VarLike, /) -> _Var:
+def Cos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise cosine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Cos``
@@ -600,10 +607,16 @@ def Cos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {}, unknown)
 
 
-def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def DepthToSpace(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
     order.
@@ -625,10 +638,10 @@ def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
-def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Div(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
     zero.
 
@@ -647,7 +660,7 @@ def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -657,7 +670,7 @@ class DropoutOutputs(_NamedTuple):
     mask: _Var
 
 
-def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
+def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5, **unknown: _Never) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
     keep-mask.
@@ -679,10 +692,10 @@ def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -702,10 +715,10 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -723,10 +736,10 @@ def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool), tensor(int32), tensor(int64)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Exp(input: _rt.VarLike, /) -> _Var:
+def Exp(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural exponential e^x of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -742,10 +755,10 @@ def Exp(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -763,10 +776,10 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /) -> _Var:
+def Floor(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -782,7 +795,7 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -808,6 +821,7 @@ def GRU(
     direction: str = "forward",
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -842,10 +856,10 @@ def GRU(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape.
 
@@ -868,7 +882,7 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
 def Gemm(
@@ -881,6 +895,7 @@ def Gemm(
     beta: float = 1.0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
@@ -906,10 +921,10 @@ def Gemm(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Gemm", 7), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 7), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -924,10 +939,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -947,10 +962,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -965,10 +980,10 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {}, unknown)
 
 
-def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -986,7 +1001,7 @@ def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Greater", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def HardSigmoid(
@@ -995,6 +1010,7 @@ def HardSigmoid(
     *,
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -1015,10 +1031,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
     rows, the rest the columns), the first position holding the maximum with 1 and every
     other position with 0; the output keeps the input's shape.
@@ -1037,10 +1053,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Signature: ``ai.onnx@1::Identity``
@@ -1057,7 +1073,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -1067,6 +1083,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -1091,7 +1108,7 @@ def If(
                 tensor(complex128)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
 def InstanceNormalization(
@@ -1101,6 +1118,7 @@ def InstanceNormalization(
     /,
     *,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -1123,7 +1141,7 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon}, unknown)
 
 
 def LRN(
@@ -1134,6 +1152,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -1155,7 +1174,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -1184,6 +1203,7 @@ def LSTM(
     direction: str = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -1221,10 +1241,10 @@ def LSTM(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs, unknown)
 
 
-def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582, **unknown: _Never) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1243,10 +1263,10 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1264,10 +1284,10 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Less", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Log(input: _rt.VarLike, /) -> _Var:
+def Log(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural logarithm of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1283,10 +1303,10 @@ def Log(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
     form the rows, the rest the columns), computed in a numerically stable way; the output
     keeps the input's shape.
@@ -1305,7 +1325,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -1314,6 +1334,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -1341,10 +1362,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Signature: ``ai.onnx@1::LpNormalization``
@@ -1362,7 +1390,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -1374,6 +1402,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides and padding as in the other pooling operators and the
@@ -1399,10 +1428,10 @@ def LpPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -1418,10 +1447,10 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike) -> _Var:
+def Max(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1437,7 +1466,7 @@ def Max(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Max", 6), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Max", 6), _OPSET, (*data_0,), {}, unknown)
 
 
 def MaxPool(
@@ -1448,6 +1477,7 @@ def MaxPool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides and padding and the output size rounded down.
@@ -1469,7 +1499,7 @@ def MaxPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxPool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "MaxPool", 1), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def MaxRoiPool(
@@ -1479,6 +1509,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -1499,10 +1530,10 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike) -> _Var:
+def Mean(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1518,10 +1549,10 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mean", 6), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Mean", 6), _OPSET, (*data_0,), {}, unknown)
 
 
-def Min(*data_0: _rt.VarLike) -> _Var:
+def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1537,10 +1568,10 @@ def Min(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Min", 6), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Min", 6), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A * B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1558,7 +1589,7 @@ def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def Multinomial(
@@ -1568,6 +1599,7 @@ def Multinomial(
     dtype: _rt.DTypeLike = _rt.ElementType.INT32,
     sample_size: int = 1,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
     `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
@@ -1589,10 +1621,10 @@ def Multinomial(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed}, unknown)
 
 
-def Neg(X: _rt.VarLike, /) -> _Var:
+def Neg(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts int8, int16, int32 and int64 in T.
@@ -1609,10 +1641,10 @@ def Neg(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double)
     """
-    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -1626,10 +1658,10 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1647,10 +1679,10 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
     broadcast to the input's shape.
 
@@ -1668,7 +1700,7 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "PRelu", 7), _OPSET, (X, slope,), {})
+    return _rt.emit1(("", "PRelu", 7), _OPSET, (X, slope,), {}, unknown)
 
 
 def Pad(
@@ -1678,6 +1710,7 @@ def Pad(
     mode: str = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
     cells with the constant `value`, mirrored values or the edge value according to `mode`.
@@ -1700,10 +1733,10 @@ def Pad(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
     type.
 
@@ -1721,7 +1754,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -1746,6 +1779,7 @@ def RNN(
     clip: float | None = None,
     direction: str = "forward",
     hidden_size: int | None = None,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -1779,7 +1813,7 @@ def RNN(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -1789,6 +1823,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -1808,7 +1843,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -1819,6 +1854,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -1844,7 +1880,7 @@ def RandomNormalLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -1854,6 +1890,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -1873,7 +1910,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -1884,6 +1921,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -1909,10 +1947,10 @@ def RandomUniformLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /) -> _Var:
+def Reciprocal(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1928,10 +1966,17 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {}, unknown)
 
 
-def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL1(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -1951,10 +1996,17 @@ def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL2(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
 
@@ -1974,10 +2026,17 @@ def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceLogSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -1997,7 +2056,7 @@ def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdim
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceLogSumExp(
@@ -2006,6 +2065,7 @@ def ReduceLogSumExp(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -2026,10 +2086,17 @@ def ReduceLogSumExp(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2049,10 +2116,17 @@ def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMean(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
 
@@ -2072,10 +2146,17 @@ def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2095,10 +2176,17 @@ def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceProd(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2118,10 +2206,17 @@ def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2141,7 +2236,7 @@ def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceSumSquare(
@@ -2150,6 +2245,7 @@ def ReduceSumSquare(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -2170,10 +2266,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def Relu(X: _rt.VarLike, /) -> _Var:
+def Relu(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2189,10 +2285,10 @@ def Relu(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension.
@@ -2214,7 +2310,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {}, unknown)
 
 
 def Selu(
@@ -2223,6 +2319,7 @@ def Selu(
     *,
     alpha: float = 1.6732631921768188,
     gamma: float = 1.0507010221481323,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -2244,10 +2341,10 @@ def Selu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma}, unknown)
 
 
-def Shape(data: _rt.VarLike, /) -> _Var:
+def Shape(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
@@ -2265,10 +2362,10 @@ def Shape(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /) -> _Var:
+def Sigmoid(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2284,10 +2381,10 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {}, unknown)
 
 
-def Sin(input: _rt.VarLike, /) -> _Var:
+def Sin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Sin``
@@ -2301,10 +2398,10 @@ def Sin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Signature: ``ai.onnx@1::Size``
@@ -2322,7 +2419,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -2332,6 +2429,7 @@ def Slice(
     axes: _Seq[int] | None = None,
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
     including) `ends`. Out-of-range bounds are clamped and negative values count from the
@@ -2356,10 +2454,10 @@ def Slice(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
     before `axis` forming the rows and the rest the columns; the output keeps the input's
     shape.
@@ -2378,10 +2476,10 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Softplus``
@@ -2395,10 +2493,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Signature: ``ai.onnx@1::Softsign``
@@ -2412,10 +2510,16 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {}, unknown)
 
 
-def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def SpaceToDepth(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
     DepthToSpace.
@@ -2437,7 +2541,7 @@ def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Split(
@@ -2447,6 +2551,7 @@ def Split(
     axis: int = 0,
     split: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     attribute, else equal parts.
@@ -2471,10 +2576,10 @@ def Split(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /) -> _Var:
+def Sqrt(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2490,10 +2595,10 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Signature: ``ai.onnx@1::Squeeze``
@@ -2513,10 +2618,10 @@ def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
-def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A - B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2534,10 +2639,10 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike) -> _Var:
+def Sum(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, all of one shape.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2553,10 +2658,10 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sum", 6), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Sum", 6), _OPSET, (*data_0,), {}, unknown)
 
 
-def Tan(input: _rt.VarLike, /) -> _Var:
+def Tan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise tangent of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Tan``
@@ -2570,10 +2675,10 @@ def Tan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /) -> _Var:
+def Tanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Hyperbolic tangent of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2589,10 +2694,10 @@ def Tanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {}, unknown)
 
 
-def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
     broadcasting.
 
@@ -2614,7 +2719,7 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {})
+    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -2624,7 +2729,14 @@ class TopKOutputs(_NamedTuple):
     Indices: _Var
 
 
-def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+def TopK(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    k: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> TopKOutputs:
     """Returns the `k` greatest values along `axis` and their int64 positions in descending
     order; ties favour the lower index.
 
@@ -2645,10 +2757,10 @@ def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOut
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Signature: ``ai.onnx@1::Transpose``
@@ -2668,10 +2780,10 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -2692,7 +2804,7 @@ def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
 def Upsample(
@@ -2701,6 +2813,7 @@ def Upsample(
     *,
     mode: str = "nearest",
     scales: _Seq[float] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
 
@@ -2724,10 +2837,10 @@ def Upsample(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Upsample", 7), _OPSET, (X,), {"mode": mode, "scales": scales})
+    return _rt.emit1(("", "Upsample", 7), _OPSET, (X,), {"mode": mode, "scales": scales}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2745,4 +2858,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -123,7 +125,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /) -> _Var:
+def Abs(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts every signed and unsigned integer type in T.
@@ -141,10 +143,10 @@ def Abs(X: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {}, unknown)
 
 
-def Acos(input: _rt.VarLike, /) -> _Var:
+def Acos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -159,10 +161,10 @@ def Acos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Add(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
     shape.
 
@@ -181,10 +183,10 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def And(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -202,10 +204,10 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -226,10 +228,10 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -250,10 +252,10 @@ def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def Asin(input: _rt.VarLike, /) -> _Var:
+def Asin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -268,10 +270,10 @@ def Asin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Atan(input: _rt.VarLike, /) -> _Var:
+def Atan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse tangent, in radians, of a floating-point tensor.
 
     Signature: ``ai.onnx@7::Atan``
@@ -285,7 +287,7 @@ def Atan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {}, unknown)
 
 
 def AveragePool(
@@ -297,6 +299,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides and padding, with the output size rounded
@@ -322,7 +325,7 @@ def AveragePool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -346,6 +349,7 @@ def BatchNormalization(
     epsilon: float = 9.999999747378752e-06,
     momentum: float = 0.8999999761581421,
     spatial: int = 1,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     With only Y requested it uses the given running statistics; asking for the other outputs
@@ -378,10 +382,10 @@ def BatchNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "BatchNormalization", 7), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 7), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers numeric
     and bool conversions.
 
@@ -406,10 +410,10 @@ def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "Cast", 6), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "Cast", 6), _OPSET, (input,), {"to": to}, unknown)
 
 
-def Ceil(X: _rt.VarLike, /) -> _Var:
+def Ceil(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -425,7 +429,7 @@ def Ceil(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {}, unknown)
 
 
 def Clip(
@@ -434,6 +438,7 @@ def Clip(
     *,
     max: float = 3.4028234663852886e+38,
     min: float = -3.4028234663852886e+38,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -455,10 +460,10 @@ def Clip(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min})
+    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -481,10 +486,10 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
-def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Produces a fixed tensor given by its `value` attribute.
 
     Signature: ``ai.onnx@1::Constant``
@@ -498,7 +503,7 @@ def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value})
+    return _rt.emit1(("", "Constant", 1), _OPSET, (), {"value": value}, unknown)
 
 
 def Conv(
@@ -513,6 +518,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -539,7 +545,7 @@ def Conv(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -556,6 +562,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -585,10 +592,10 @@ def ConvTranspose(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Cos(input: _rt.VarLike, /) -> _Var:
+def Cos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise cosine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Cos``
@@ -602,10 +609,16 @@ def Cos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {}, unknown)
 
 
-def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def DepthToSpace(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
     order.
@@ -627,10 +640,10 @@ def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
-def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Div(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
     zero.
 
@@ -649,7 +662,7 @@ def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -659,7 +672,7 @@ class DropoutOutputs(_NamedTuple):
     mask: _Var
 
 
-def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
+def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5, **unknown: _Never) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
     keep-mask.
@@ -681,10 +694,10 @@ def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -704,10 +717,10 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -725,10 +738,10 @@ def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool), tensor(int32), tensor(int64)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Exp(input: _rt.VarLike, /) -> _Var:
+def Exp(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural exponential e^x of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -744,10 +757,10 @@ def Exp(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {}, unknown)
 
 
-def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Expand(input: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
     result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
     the input's extent.
@@ -767,10 +780,10 @@ def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Expand", 8), _OPSET, (input, shape,), {})
+    return _rt.emit1(("", "Expand", 8), _OPSET, (input, shape,), {}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -788,10 +801,10 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /) -> _Var:
+def Floor(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -807,7 +820,7 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -833,6 +846,7 @@ def GRU(
     direction: str = "forward",
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -867,10 +881,10 @@ def GRU(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape.
 
@@ -893,7 +907,7 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
 def Gemm(
@@ -906,6 +920,7 @@ def Gemm(
     beta: float = 1.0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
@@ -931,10 +946,10 @@ def Gemm(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Gemm", 7), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 7), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -949,10 +964,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -972,10 +987,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -990,10 +1005,10 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {}, unknown)
 
 
-def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1011,7 +1026,7 @@ def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Greater", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def HardSigmoid(
@@ -1020,6 +1035,7 @@ def HardSigmoid(
     *,
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -1040,10 +1056,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
     rows, the rest the columns), the first position holding the maximum with 1 and every
     other position with 0; the output keeps the input's shape.
@@ -1062,10 +1078,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Signature: ``ai.onnx@1::Identity``
@@ -1082,7 +1098,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -1092,6 +1108,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -1116,7 +1133,7 @@ def If(
                 tensor(complex128)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
 def InstanceNormalization(
@@ -1126,6 +1143,7 @@ def InstanceNormalization(
     /,
     *,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -1148,7 +1166,7 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon}, unknown)
 
 
 def LRN(
@@ -1159,6 +1177,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -1180,7 +1199,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -1209,6 +1228,7 @@ def LSTM(
     direction: str = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -1246,10 +1266,10 @@ def LSTM(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs, unknown)
 
 
-def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582, **unknown: _Never) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1268,10 +1288,10 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1289,10 +1309,10 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Less", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Log(input: _rt.VarLike, /) -> _Var:
+def Log(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural logarithm of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1308,10 +1328,10 @@ def Log(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
     form the rows, the rest the columns), computed in a numerically stable way; the output
     keeps the input's shape.
@@ -1330,7 +1350,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -1339,6 +1359,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -1366,10 +1387,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Signature: ``ai.onnx@1::LpNormalization``
@@ -1387,7 +1415,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -1399,6 +1427,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides and padding as in the other pooling operators and the
@@ -1424,10 +1453,10 @@ def LpPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -1443,10 +1472,10 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 1), _OPSET, (A, B,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike) -> _Var:
+def Max(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1462,7 +1491,7 @@ def Max(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Max", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Max", 8), _OPSET, (*data_0,), {}, unknown)
 
 
 class MaxPoolOutputs(_NamedTuple):
@@ -1481,6 +1510,7 @@ def MaxPool(
     pads: _Seq[int] | None = None,
     storage_order: int = 0,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides and padding and the output size rounded down. An optional second output
@@ -1508,7 +1538,7 @@ def MaxPool(
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "MaxPool", 8), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+    return _rt.emit_named(("", "MaxPool", 8), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs, unknown)
 
 
 def MaxRoiPool(
@@ -1518,6 +1548,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -1538,10 +1569,10 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike) -> _Var:
+def Mean(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1557,10 +1588,10 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mean", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Mean", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Min(*data_0: _rt.VarLike) -> _Var:
+def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1576,10 +1607,10 @@ def Min(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A * B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1597,7 +1628,7 @@ def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def Multinomial(
@@ -1607,6 +1638,7 @@ def Multinomial(
     dtype: _rt.DTypeLike = _rt.ElementType.INT32,
     sample_size: int = 1,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
     `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
@@ -1628,10 +1660,10 @@ def Multinomial(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed}, unknown)
 
 
-def Neg(X: _rt.VarLike, /) -> _Var:
+def Neg(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts int8, int16, int32 and int64 in T.
@@ -1648,10 +1680,10 @@ def Neg(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double)
     """
-    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -1665,10 +1697,10 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1686,10 +1718,10 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
     broadcast to the input's shape.
 
@@ -1707,7 +1739,7 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "PRelu", 7), _OPSET, (X, slope,), {})
+    return _rt.emit1(("", "PRelu", 7), _OPSET, (X, slope,), {}, unknown)
 
 
 def Pad(
@@ -1717,6 +1749,7 @@ def Pad(
     mode: str = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
     cells with the constant `value`, mirrored values or the edge value according to `mode`.
@@ -1739,10 +1772,10 @@ def Pad(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
     type.
 
@@ -1760,7 +1793,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -1785,6 +1818,7 @@ def RNN(
     clip: float | None = None,
     direction: str = "forward",
     hidden_size: int | None = None,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -1818,7 +1852,7 @@ def RNN(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -1828,6 +1862,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -1847,7 +1882,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -1858,6 +1893,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -1883,7 +1919,7 @@ def RandomNormalLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -1893,6 +1929,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -1912,7 +1949,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -1923,6 +1960,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -1948,10 +1986,10 @@ def RandomUniformLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /) -> _Var:
+def Reciprocal(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1967,10 +2005,17 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {}, unknown)
 
 
-def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL1(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -1990,10 +2035,17 @@ def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL2(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
 
@@ -2013,10 +2065,17 @@ def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceLogSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -2036,7 +2095,7 @@ def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdim
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceLogSumExp(
@@ -2045,6 +2104,7 @@ def ReduceLogSumExp(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -2065,10 +2125,17 @@ def ReduceLogSumExp(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2088,10 +2155,17 @@ def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMean(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
 
@@ -2111,10 +2185,17 @@ def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2134,10 +2215,17 @@ def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceProd(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2157,10 +2245,17 @@ def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2180,7 +2275,7 @@ def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceSumSquare(
@@ -2189,6 +2284,7 @@ def ReduceSumSquare(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -2209,10 +2305,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def Relu(X: _rt.VarLike, /) -> _Var:
+def Relu(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2228,10 +2324,10 @@ def Relu(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension.
@@ -2253,7 +2349,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {}, unknown)
 
 
 def Scan(
@@ -2263,6 +2359,7 @@ def Scan(
     directions: _Seq[int] | None = None,
     num_scan_inputs: int = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Iterates the `body` graph over slices of the scan inputs along axis 1 (axis 0 is a batch
     axis, with per-entry lengths from the optional `sequence_lens`), carrying state values
@@ -2290,7 +2387,7 @@ def Scan(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Scan", 8), _OPSET, (sequence_lens, *initial_state_and_scan_inputs,), {"body": body, "directions": directions, "num_scan_inputs": num_scan_inputs}, outputs_count)
+    return _rt.emit_tuple(("", "Scan", 8), _OPSET, (sequence_lens, *initial_state_and_scan_inputs,), {"body": body, "directions": directions, "num_scan_inputs": num_scan_inputs}, outputs_count, unknown)
 
 
 def Selu(
@@ -2299,6 +2396,7 @@ def Selu(
     *,
     alpha: float = 1.6732631921768188,
     gamma: float = 1.0507010221481323,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -2320,10 +2418,10 @@ def Selu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma}, unknown)
 
 
-def Shape(data: _rt.VarLike, /) -> _Var:
+def Shape(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
@@ -2341,10 +2439,10 @@ def Shape(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /) -> _Var:
+def Sigmoid(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2360,10 +2458,10 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {}, unknown)
 
 
-def Sin(input: _rt.VarLike, /) -> _Var:
+def Sin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Sin``
@@ -2377,10 +2475,10 @@ def Sin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Signature: ``ai.onnx@1::Size``
@@ -2398,7 +2496,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -2408,6 +2506,7 @@ def Slice(
     axes: _Seq[int] | None = None,
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
     including) `ends`. Out-of-range bounds are clamped and negative values count from the
@@ -2432,10 +2531,10 @@ def Slice(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
     before `axis` forming the rows and the rest the columns; the output keeps the input's
     shape.
@@ -2454,10 +2553,10 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Softplus``
@@ -2471,10 +2570,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Signature: ``ai.onnx@1::Softsign``
@@ -2488,10 +2587,16 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {}, unknown)
 
 
-def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def SpaceToDepth(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
     DepthToSpace.
@@ -2513,7 +2618,7 @@ def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Split(
@@ -2523,6 +2628,7 @@ def Split(
     axis: int = 0,
     split: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     attribute, else equal parts.
@@ -2547,10 +2653,10 @@ def Split(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /) -> _Var:
+def Sqrt(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2566,10 +2672,10 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Signature: ``ai.onnx@1::Squeeze``
@@ -2589,10 +2695,10 @@ def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
-def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A - B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2610,10 +2716,10 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike) -> _Var:
+def Sum(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -2629,10 +2735,10 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sum", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Sum", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Tan(input: _rt.VarLike, /) -> _Var:
+def Tan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise tangent of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Tan``
@@ -2646,10 +2752,10 @@ def Tan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /) -> _Var:
+def Tanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Hyperbolic tangent of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2665,10 +2771,10 @@ def Tanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {}, unknown)
 
 
-def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
     broadcasting.
 
@@ -2690,7 +2796,7 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {})
+    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -2700,7 +2806,14 @@ class TopKOutputs(_NamedTuple):
     Indices: _Var
 
 
-def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+def TopK(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    k: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> TopKOutputs:
     """Returns the `k` greatest values along `axis` and their int64 positions in descending
     order; ties favour the lower index.
 
@@ -2721,10 +2834,10 @@ def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOut
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Signature: ``ai.onnx@1::Transpose``
@@ -2744,10 +2857,10 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -2768,7 +2881,7 @@ def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
 def Upsample(
@@ -2777,6 +2890,7 @@ def Upsample(
     *,
     mode: str = "nearest",
     scales: _Seq[float] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
 
@@ -2800,10 +2914,10 @@ def Upsample(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Upsample", 7), _OPSET, (X,), {"mode": mode, "scales": scales})
+    return _rt.emit1(("", "Upsample", 7), _OPSET, (X,), {"mode": mode, "scales": scales}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2821,4 +2935,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -142,7 +144,7 @@ __all__ = [
 ]
 
 
-def Abs(X: _rt.VarLike, /) -> _Var:
+def Abs(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns |X| for every element; the output keeps the shape and element type of X.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts every signed and unsigned integer type in T.
@@ -160,10 +162,10 @@ def Abs(X: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Abs", 6), _OPSET, (X,), {}, unknown)
 
 
-def Acos(input: _rt.VarLike, /) -> _Var:
+def Acos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse cosine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -178,10 +180,10 @@ def Acos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Acosh(input: _rt.VarLike, /) -> _Var:
+def Acosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic cosine of a floating-point tensor (defined for values >=
     1).
 
@@ -196,10 +198,10 @@ def Acosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Acosh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Acosh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Add(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A + B elementwise, with numpy-style broadcasting of the two operands to a common
     shape.
 
@@ -218,10 +220,10 @@ def Add(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Add", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def And(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical AND of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -239,10 +241,10 @@ def And(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "And", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the largest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -263,10 +265,10 @@ def ArgMax(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMax", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
+def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1, **unknown: _Never) -> _Var:
     """Returns int64 positions of the smallest value along `axis`, keeping that axis as size 1
     when `keepdims` is 1 and dropping it otherwise.
 
@@ -287,10 +289,10 @@ def ArgMin(data: _rt.VarLike, /, *, axis: int = 0, keepdims: int = 1) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims})
+    return _rt.emit1(("", "ArgMin", 1), _OPSET, (data,), {"axis": axis, "keepdims": keepdims}, unknown)
 
 
-def Asin(input: _rt.VarLike, /) -> _Var:
+def Asin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse sine, in radians, of a floating-point tensor whose values lie in
     [-1, 1].
 
@@ -305,10 +307,10 @@ def Asin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Asinh(input: _rt.VarLike, /) -> _Var:
+def Asinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic sine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Asinh``
@@ -322,10 +324,10 @@ def Asinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Asinh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Asinh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Atan(input: _rt.VarLike, /) -> _Var:
+def Atan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse tangent, in radians, of a floating-point tensor.
 
     Signature: ``ai.onnx@7::Atan``
@@ -339,10 +341,10 @@ def Atan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Atanh(input: _rt.VarLike, /) -> _Var:
+def Atanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise inverse hyperbolic tangent of a floating-point tensor (defined on the open
     interval (-1, 1)).
 
@@ -357,7 +359,7 @@ def Atanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Atanh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Atanh", 9), _OPSET, (input,), {}, unknown)
 
 
 def AveragePool(
@@ -369,6 +371,7 @@ def AveragePool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes of an (N, C, D1, ...) tensor and
     outputs the window mean, honoring strides and padding, with the output size rounded
@@ -394,7 +397,7 @@ def AveragePool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "AveragePool", 7), _OPSET, (X,), {"auto_pad": auto_pad, "count_include_pad": count_include_pad, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 class BatchNormalizationOutputs(_NamedTuple):
@@ -417,6 +420,7 @@ def BatchNormalization(
     *,
     epsilon: float = 9.999999747378752e-06,
     momentum: float = 0.8999999761581421,
+    **unknown: _Never,
 ) -> BatchNormalizationOutputs:
     """Normalizes each channel (axis 1) of X as (X - mean) / sqrt(var + epsilon) * scale + B.
     With only Y requested it uses the given running statistics; asking for the other outputs
@@ -448,10 +452,10 @@ def BatchNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "BatchNormalization", 9), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum}, BatchNormalizationOutputs)
+    return _rt.emit_named(("", "BatchNormalization", 9), _OPSET, (X, scale, B, mean, var,), {"epsilon": epsilon, "momentum": momentum}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
+def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers
     numeric, bool and string conversions.
 
@@ -476,10 +480,10 @@ def Cast(input: _rt.VarLike, /, *, to: _rt.DTypeLike = _rt.REQUIRED) -> _Var:
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool), tensor(string)
     """
-    return _rt.emit1(("", "Cast", 9), _OPSET, (input,), {"to": to})
+    return _rt.emit1(("", "Cast", 9), _OPSET, (input,), {"to": to}, unknown)
 
 
-def Ceil(X: _rt.VarLike, /) -> _Var:
+def Ceil(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor up to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -495,7 +499,7 @@ def Ceil(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Ceil", 6), _OPSET, (X,), {}, unknown)
 
 
 def Clip(
@@ -504,6 +508,7 @@ def Clip(
     *,
     max: float = 3.4028234663852886e+38,
     min: float = -3.4028234663852886e+38,
+    **unknown: _Never,
 ) -> _Var:
     """Limits every element to the range [min, max]; a missing bound leaves that side open.
     When min exceeds max every element becomes max.
@@ -525,10 +530,17 @@ def Clip(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min})
+    return _rt.emit1(("", "Clip", 6), _OPSET, (input,), {"max": max, "min": min}, unknown)
 
 
-def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None = None) -> _Var:
+def Compress(
+    input: _rt.VarLike,
+    condition: _rt.VarLike,
+    /,
+    *,
+    axis: int | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Keeps the slices of `input` along `axis` whose entry in the 1-D boolean `condition` is
     true; without `axis` it works on the flattened input. Entries beyond the length of
     `condition` are dropped.
@@ -552,10 +564,10 @@ def Compress(input: _rt.VarLike, condition: _rt.VarLike, /, *, axis: int | None 
                 tensor(complex128)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Compress", 9), _OPSET, (input, condition,), {"axis": axis})
+    return _rt.emit1(("", "Compress", 9), _OPSET, (input, condition,), {"axis": axis}, unknown)
 
 
-def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
+def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Joins a list of tensors end to end along `axis`; all inputs must agree on every other
     dimension.
 
@@ -578,10 +590,10 @@ def Concat(*inputs: _rt.VarLike, axis: int = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis})
+    return _rt.emit1(("", "Concat", 4), _OPSET, (*inputs,), {"axis": axis}, unknown)
 
 
-def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
+def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Produces a fixed tensor given by its `value` attribute.
 
     Changed in version 9: T grows from float16, float and double to every tensor element type, including integers, bool, string and complex.
@@ -600,10 +612,16 @@ def Constant(*, value: _npt.ArrayLike = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Constant", 9), _OPSET, (), {"value": value})
+    return _rt.emit1(("", "Constant", 9), _OPSET, (), {"value": value}, unknown)
 
 
-def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = None) -> _Var:
+def ConstantOfShape(
+    input: _rt.VarLike,
+    /,
+    *,
+    value: _npt.ArrayLike | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Creates a tensor whose shape is the 1-D int64 input and fills it with the single element
     of `value` (float32 zero by default).
 
@@ -624,7 +642,7 @@ def ConstantOfShape(input: _rt.VarLike, /, *, value: _npt.ArrayLike | None = Non
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "ConstantOfShape", 9), _OPSET, (input,), {"value": value})
+    return _rt.emit1(("", "ConstantOfShape", 9), _OPSET, (input,), {"value": value}, unknown)
 
 
 def Conv(
@@ -639,6 +657,7 @@ def Conv(
     kernel_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """N-dimensional convolution (cross-correlation) of X (N, C, spatial...) with weights W (M,
     C/group, kernel...), plus an optional per-output-channel bias. Strides, padding or
@@ -665,7 +684,7 @@ def Conv(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "Conv", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
 def ConvTranspose(
@@ -682,6 +701,7 @@ def ConvTranspose(
     output_shape: _Seq[int] | None = None,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Transposed (fractionally strided) convolution mapping X (N, C, spatial...) with weights
     W (C, M/group, kernel...) to a larger output, the gradient of Conv with respect to its
@@ -711,10 +731,10 @@ def ConvTranspose(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "ConvTranspose", 1), _OPSET, (X, W, B,), {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": kernel_shape, "output_padding": output_padding, "output_shape": output_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Cos(input: _rt.VarLike, /) -> _Var:
+def Cos(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise cosine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Cos``
@@ -728,10 +748,10 @@ def Cos(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cos", 7), _OPSET, (input,), {}, unknown)
 
 
-def Cosh(input: _rt.VarLike, /) -> _Var:
+def Cosh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic cosine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Cosh``
@@ -745,10 +765,16 @@ def Cosh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Cosh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Cosh", 9), _OPSET, (input,), {}, unknown)
 
 
-def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def DepthToSpace(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
     blocksize^2, H * blocksize, W * blocksize), with the channels read in depth-column-row
     order.
@@ -770,10 +796,10 @@ def DepthToSpace(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "DepthToSpace", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
-def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Div(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A / B elementwise with numpy-style broadcasting; integer division truncates toward
     zero.
 
@@ -792,7 +818,7 @@ def Div(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Div", 7), _OPSET, (A, B,), {}, unknown)
 
 
 class DropoutOutputs(_NamedTuple):
@@ -802,7 +828,7 @@ class DropoutOutputs(_NamedTuple):
     mask: _Var
 
 
-def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
+def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5, **unknown: _Never) -> DropoutOutputs:
     """In training mode zeroes each element with probability `ratio` and scales the survivors
     by 1 / (1 - ratio); otherwise returns the input unchanged. Can also return the boolean
     keep-mask.
@@ -824,10 +850,10 @@ def Dropout(data: _rt.VarLike, /, *, ratio: float = 0.5) -> DropoutOutputs:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs)
+    return _rt.emit_named(("", "Dropout", 7), _OPSET, (data,), {"ratio": ratio}, DropoutOutputs, unknown)
 
 
-def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
+def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0, **unknown: _Never) -> _Var:
     """Exponential linear unit applied elementwise: x for x >= 0, alpha * (exp(x) - 1)
     otherwise.
 
@@ -847,10 +873,10 @@ def Elu(X: _rt.VarLike, /, *, alpha: float = 1.0) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "Elu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Equal(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise equality test with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -868,10 +894,10 @@ def Equal(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool), tensor(int32), tensor(int64)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Equal", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Erf(input: _rt.VarLike, /) -> _Var:
+def Erf(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gauss error function of each element of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Erf``
@@ -887,10 +913,10 @@ def Erf(input: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Erf", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Erf", 9), _OPSET, (input,), {}, unknown)
 
 
-def Exp(input: _rt.VarLike, /) -> _Var:
+def Exp(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural exponential e^x of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -906,10 +932,10 @@ def Exp(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Exp", 6), _OPSET, (input,), {}, unknown)
 
 
-def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Expand(input: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Broadcasts `input` to the shape given by the 1-D `shape` tensor using numpy rules; the
     result's shape is the broadcast of both shapes, so dimensions of size 1 in `shape` keep
     the input's extent.
@@ -929,10 +955,17 @@ def Expand(input: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Expand", 8), _OPSET, (input, shape,), {})
+    return _rt.emit1(("", "Expand", 8), _OPSET, (input, shape,), {}, unknown)
 
 
-def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int = 0) -> _Var:
+def EyeLike(
+    input: _rt.VarLike,
+    /,
+    *,
+    dtype: _rt.DTypeLike | None = None,
+    k: int = 0,
+    **unknown: _Never,
+) -> _Var:
     """Creates a 2-D tensor with the shape of the input holding ones on the k-th diagonal and
     zeros elsewhere, in the type set by `dtype` or else the input's type.
 
@@ -956,10 +989,10 @@ def EyeLike(input: _rt.VarLike, /, *, dtype: _rt.DTypeLike | None = None, k: int
                 tensor(int32), tensor(int64), tensor(uint8), tensor(uint16), tensor(uint32),
                 tensor(uint64), tensor(bool)
     """
-    return _rt.emit1(("", "EyeLike", 9), _OPSET, (input,), {"dtype": dtype, "k": k})
+    return _rt.emit1(("", "EyeLike", 9), _OPSET, (input,), {"dtype": dtype, "k": k}, unknown)
 
 
-def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Flatten(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Reshapes a tensor to 2-D: dimensions before `axis` are multiplied into the first output
     dimension and the rest into the second.
 
@@ -982,10 +1015,10 @@ def Flatten(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Flatten", 9), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Flatten", 9), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Floor(X: _rt.VarLike, /) -> _Var:
+def Floor(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rounds each element of a floating-point tensor down to the nearest integral value.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1001,7 +1034,7 @@ def Floor(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Floor", 6), _OPSET, (X,), {}, unknown)
 
 
 class GRUOutputs(_NamedTuple):
@@ -1027,6 +1060,7 @@ def GRU(
     direction: str = "forward",
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
+    **unknown: _Never,
 ) -> GRUOutputs:
     """Gated recurrent unit layer run over a whole sequence, forward, reverse or bidirectional,
     with update, reset and hidden gates. Returns all hidden states Y and the final state
@@ -1061,10 +1095,10 @@ def GRU(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs)
+    return _rt.emit_named(("", "GRU", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "linear_before_reset": linear_before_reset}, GRUOutputs, unknown)
 
 
-def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var:
+def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0, **unknown: _Never) -> _Var:
     """Picks entries of `data` along `axis` with an integer `indices` tensor of any rank; the
     indexed axis is replaced by the indices' shape.
 
@@ -1087,7 +1121,7 @@ def Gather(data: _rt.VarLike, indices: _rt.VarLike, /, *, axis: int = 0) -> _Var
                 tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis})
+    return _rt.emit1(("", "Gather", 1), _OPSET, (data, indices,), {"axis": axis}, unknown)
 
 
 def Gemm(
@@ -1100,6 +1134,7 @@ def Gemm(
     beta: float = 1.0,
     transA: int = 0,
     transB: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """General matrix product Y = alpha * A' B' + beta * C, where A' and B' are A and B
     optionally transposed (`transA`, `transB`) and C is broadcast to the (M, N) result.
@@ -1126,10 +1161,10 @@ def Gemm(
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Gemm", 9), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB})
+    return _rt.emit1(("", "Gemm", 9), _OPSET, (A, B, C,), {"alpha": alpha, "beta": beta, "transA": transA, "transB": transB}, unknown)
 
 
-def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
+def GlobalAveragePool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Averages every channel over all spatial positions, turning (N, C, D1, ...) into (N, C,
     1, ...).
 
@@ -1144,10 +1179,10 @@ def GlobalAveragePool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalAveragePool", 1), _OPSET, (X,), {}, unknown)
 
 
-def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
+def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2, **unknown: _Never) -> _Var:
     """Reduces every channel over all spatial positions to its Lp norm (order `p`), turning (N,
     C, D1, ...) into (N, C, 1, ...).
 
@@ -1167,10 +1202,10 @@ def GlobalLpPool(X: _rt.VarLike, /, *, p: int = 2) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p})
+    return _rt.emit1(("", "GlobalLpPool", 2), _OPSET, (X,), {"p": p}, unknown)
 
 
-def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
+def GlobalMaxPool(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Takes the maximum of every channel over all spatial positions, turning (N, C, D1, ...)
     into (N, C, 1, ...).
 
@@ -1185,10 +1220,10 @@ def GlobalMaxPool(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "GlobalMaxPool", 1), _OPSET, (X,), {}, unknown)
 
 
-def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Greater(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A > B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 9: Extends T from floating point to all integer types (int8 to int64, uint8 to uint64).
@@ -1208,7 +1243,7 @@ def Greater(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Greater", 9), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Greater", 9), _OPSET, (A, B,), {}, unknown)
 
 
 def HardSigmoid(
@@ -1217,6 +1252,7 @@ def HardSigmoid(
     *,
     alpha: float = 0.20000000298023224,
     beta: float = 0.5,
+    **unknown: _Never,
 ) -> _Var:
     """Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta)) for each element.
 
@@ -1237,10 +1273,10 @@ def HardSigmoid(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta})
+    return _rt.emit1(("", "HardSigmoid", 6), _OPSET, (X,), {"alpha": alpha, "beta": beta}, unknown)
 
 
-def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Hardmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """Marks, in each row of the input viewed as 2-D (the dimensions before `axis` form the
     rows, the rest the columns), the first position holding the maximum with 1 and every
     other position with 0; the output keeps the input's shape.
@@ -1259,10 +1295,10 @@ def Hardmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Hardmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Identity(input: _rt.VarLike, /) -> _Var:
+def Identity(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns its input unchanged; accepts tensors, sequences and optionals.
 
     Signature: ``ai.onnx@1::Identity``
@@ -1279,7 +1315,7 @@ def Identity(input: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Identity", 1), _OPSET, (input,), {}, unknown)
 
 
 def If(
@@ -1289,6 +1325,7 @@ def If(
     else_branch: _rt.GraphLike = _rt.REQUIRED,
     then_branch: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs `then_branch` or `else_branch` depending on a boolean scalar `cond` and returns the
     chosen branch's outputs; both branches must yield the same number and element types of
@@ -1313,7 +1350,7 @@ def If(
                 tensor(complex128)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count)
+    return _rt.emit_tuple(("", "If", 1), _OPSET, (cond,), {"else_branch": else_branch, "then_branch": then_branch}, outputs_count, unknown)
 
 
 def InstanceNormalization(
@@ -1323,6 +1360,7 @@ def InstanceNormalization(
     /,
     *,
     epsilon: float = 9.999999747378752e-06,
+    **unknown: _Never,
 ) -> _Var:
     """Normalizes each channel of each sample over its spatial positions to zero mean and unit
     variance, then applies per-channel `scale` and `B`.
@@ -1345,10 +1383,10 @@ def InstanceNormalization(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon})
+    return _rt.emit1(("", "InstanceNormalization", 6), _OPSET, (input, scale, B,), {"epsilon": epsilon}, unknown)
 
 
-def IsNaN(X: _rt.VarLike, /) -> _Var:
+def IsNaN(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Boolean mask that is true where an element is NaN.
 
     Signature: ``ai.onnx@9::IsNaN``
@@ -1363,7 +1401,7 @@ def IsNaN(X: _rt.VarLike, /) -> _Var:
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(bool)
     """
-    return _rt.emit1(("", "IsNaN", 9), _OPSET, (X,), {})
+    return _rt.emit1(("", "IsNaN", 9), _OPSET, (X,), {}, unknown)
 
 
 def LRN(
@@ -1374,6 +1412,7 @@ def LRN(
     beta: float = 0.75,
     bias: float = 1.0,
     size: int = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Local response normalization across channels: each value is divided by (bias + alpha /
     size * sum of squares over `size` neighbouring channels) ^ beta.
@@ -1395,7 +1434,7 @@ def LRN(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size})
+    return _rt.emit1(("", "LRN", 1), _OPSET, (X,), {"alpha": alpha, "beta": beta, "bias": bias, "size": size}, unknown)
 
 
 class LSTMOutputs(_NamedTuple):
@@ -1424,6 +1463,7 @@ def LSTM(
     direction: str = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
+    **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
     bidirectional, with optional peephole weights and a coupled input-forget gate. Returns
@@ -1461,10 +1501,10 @@ def LSTM(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs)
+    return _rt.emit_named(("", "LSTM", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h, initial_c, P,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size, "input_forget": input_forget}, LSTMOutputs, unknown)
 
 
-def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var:
+def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582, **unknown: _Never) -> _Var:
     """x for x >= 0 and alpha * x otherwise, applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1483,10 +1523,10 @@ def LeakyRelu(X: _rt.VarLike, /, *, alpha: float = 0.009999999776482582) -> _Var
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha})
+    return _rt.emit1(("", "LeakyRelu", 6), _OPSET, (X,), {"alpha": alpha}, unknown)
 
 
-def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Less(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise A < B with numpy-style broadcasting, producing a boolean tensor.
 
     Changed in version 9: Extends T from floating point to all integer types (int8 to int64, uint8 to uint64).
@@ -1506,10 +1546,10 @@ def Less(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
                 tensor(double)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Less", 9), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Less", 9), _OPSET, (A, B,), {}, unknown)
 
 
-def Log(input: _rt.VarLike, /) -> _Var:
+def Log(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Natural logarithm of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -1525,10 +1565,10 @@ def Log(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Log", 6), _OPSET, (input,), {}, unknown)
 
 
-def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """log(softmax(x)) over each row of the input viewed as 2-D (the dimensions before `axis`
     form the rows, the rest the columns), computed in a numerically stable way; the output
     keeps the input's shape.
@@ -1547,7 +1587,7 @@ def LogSoftmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "LogSoftmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
 def Loop(
@@ -1556,6 +1596,7 @@ def Loop(
     *v_initial: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Runs the `body` graph repeatedly while an optional trip count `M` is not exhausted and
     an optional boolean `cond` stays true, threading loop-carried values from one iteration
@@ -1583,10 +1624,17 @@ def Loop(
         I: tensor(int64)
         B: tensor(bool)
     """
-    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count)
+    return _rt.emit_tuple(("", "Loop", 1), _OPSET, (M, cond, *v_initial,), {"body": body}, outputs_count, unknown)
 
 
-def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Var:
+def LpNormalization(
+    input: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    p: int = 2,
+    **unknown: _Never,
+) -> _Var:
     """Divides the input by its L1 or L2 norm (`p`) taken along `axis`.
 
     Signature: ``ai.onnx@1::LpNormalization``
@@ -1604,7 +1652,7 @@ def LpNormalization(input: _rt.VarLike, /, *, axis: int = -1, p: int = 2) -> _Va
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p})
+    return _rt.emit1(("", "LpNormalization", 1), _OPSET, (input,), {"axis": axis, "p": p}, unknown)
 
 
 def LpPool(
@@ -1616,6 +1664,7 @@ def LpPool(
     p: int = 2,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Slides a `kernel_shape` window over the spatial axes and outputs the Lp norm (order `p`)
     of each window, with strides and padding as in the other pooling operators and the
@@ -1641,10 +1690,10 @@ def LpPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "LpPool", 2), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "p": p, "pads": pads, "strides": strides}, unknown)
 
 
-def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def MatMul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Matrix product with numpy matmul semantics: 1-D operands are promoted to matrices and
     leading batch dimensions broadcast.
 
@@ -1663,10 +1712,10 @@ def MatMul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "MatMul", 9), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "MatMul", 9), _OPSET, (A, B,), {}, unknown)
 
 
-def Max(*data_0: _rt.VarLike) -> _Var:
+def Max(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise maximum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1682,7 +1731,7 @@ def Max(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Max", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Max", 8), _OPSET, (*data_0,), {}, unknown)
 
 
 class MaxPoolOutputs(_NamedTuple):
@@ -1701,6 +1750,7 @@ def MaxPool(
     pads: _Seq[int] | None = None,
     storage_order: int = 0,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> MaxPoolOutputs:
     """Slides a `kernel_shape` window over the spatial axes and outputs each window's maximum,
     with strides and padding and the output size rounded down. An optional second output
@@ -1728,7 +1778,7 @@ def MaxPool(
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "MaxPool", 8), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs)
+    return _rt.emit_named(("", "MaxPool", 8), _OPSET, (X,), {"auto_pad": auto_pad, "kernel_shape": kernel_shape, "pads": pads, "storage_order": storage_order, "strides": strides}, MaxPoolOutputs, unknown)
 
 
 def MaxRoiPool(
@@ -1738,6 +1788,7 @@ def MaxRoiPool(
     *,
     pooled_shape: _Seq[int] = _rt.REQUIRED,
     spatial_scale: float = 1.0,
+    **unknown: _Never,
 ) -> _Var:
     """Max-pools each region of interest (batch index plus box corners, scaled by
     `spatial_scale`) into a fixed `pooled_shape` grid, giving one (C, h, w) map per region.
@@ -1758,7 +1809,7 @@ def MaxRoiPool(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale})
+    return _rt.emit1(("", "MaxRoiPool", 1), _OPSET, (X, rois,), {"pooled_shape": pooled_shape, "spatial_scale": spatial_scale}, unknown)
 
 
 def MaxUnpool(
@@ -1770,6 +1821,7 @@ def MaxUnpool(
     kernel_shape: _Seq[int] = _rt.REQUIRED,
     pads: _Seq[int] | None = None,
     strides: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Partial inverse of MaxPool: writes the pooled values back to the positions recorded in
     the indices tensor and fills all other positions with zero, sizing the result from the
@@ -1794,10 +1846,10 @@ def MaxUnpool(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int64)
     """
-    return _rt.emit1(("", "MaxUnpool", 9), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides})
+    return _rt.emit1(("", "MaxUnpool", 9), _OPSET, (X, I, output_shape,), {"kernel_shape": kernel_shape, "pads": pads, "strides": strides}, unknown)
 
 
-def Mean(*data_0: _rt.VarLike) -> _Var:
+def Mean(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise arithmetic mean over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1813,10 +1865,16 @@ def Mean(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mean", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Mean", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)) -> _Var:
+def MeanVarianceNormalization(
+    X: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] = (0, 2, 3,),
+    **unknown: _Never,
+) -> _Var:
     """Standardizes the input to zero mean and unit variance over `axes` (by default batch and
     spatial axes, per channel).
 
@@ -1834,10 +1892,10 @@ def MeanVarianceNormalization(X: _rt.VarLike, /, *, axes: _Seq[int] = (0, 2, 3,)
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "MeanVarianceNormalization", 9), _OPSET, (X,), {"axes": axes})
+    return _rt.emit1(("", "MeanVarianceNormalization", 9), _OPSET, (X,), {"axes": axes}, unknown)
 
 
-def Min(*data_0: _rt.VarLike) -> _Var:
+def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise minimum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -1853,10 +1911,10 @@ def Min(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Mul(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A * B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -1874,7 +1932,7 @@ def Mul(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Mul", 7), _OPSET, (A, B,), {}, unknown)
 
 
 def Multinomial(
@@ -1884,6 +1942,7 @@ def Multinomial(
     dtype: _rt.DTypeLike = _rt.ElementType.INT32,
     sample_size: int = 1,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """For each row of unnormalized log-probabilities in a (batch, classes) input, draws
     `sample_size` class indices, returned as a (batch, sample_size) integer tensor.
@@ -1905,10 +1964,10 @@ def Multinomial(
         T1: tensor(float16), tensor(float), tensor(double)
         T2: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed})
+    return _rt.emit1(("", "Multinomial", 7), _OPSET, (input,), {"dtype": dtype, "sample_size": sample_size, "seed": seed}, unknown)
 
 
-def Neg(X: _rt.VarLike, /) -> _Var:
+def Neg(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Flips the sign of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute and accepts int8, int16, int32 and int64 in T.
@@ -1925,10 +1984,10 @@ def Neg(X: _rt.VarLike, /) -> _Var:
         T: tensor(float), tensor(int32), tensor(int8), tensor(int16), tensor(int64),
                 tensor(float16), tensor(double)
     """
-    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Neg", 6), _OPSET, (X,), {}, unknown)
 
 
-def NonZero(X: _rt.VarLike, /) -> _Var:
+def NonZero(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the coordinates of the non-zero elements as an int64 tensor of shape (rank,
     count), in row-major order.
 
@@ -1946,10 +2005,10 @@ def NonZero(X: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "NonZero", 9), _OPSET, (X,), {})
+    return _rt.emit1(("", "NonZero", 9), _OPSET, (X,), {}, unknown)
 
 
-def Not(X: _rt.VarLike, /) -> _Var:
+def Not(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical negation of a boolean tensor.
 
     Signature: ``ai.onnx@1::Not``
@@ -1963,7 +2022,7 @@ def Not(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(bool)
     """
-    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Not", 1), _OPSET, (X,), {}, unknown)
 
 
 def OneHot(
@@ -1973,6 +2032,7 @@ def OneHot(
     /,
     *,
     axis: int = -1,
+    **unknown: _Never,
 ) -> _Var:
     """Expands integer `indices` into one-hot vectors of length `depth` inserted at `axis`,
     writing values[1] at the indexed position and values[0] elsewhere.
@@ -2002,10 +2062,10 @@ def OneHot(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "OneHot", 9), _OPSET, (indices, depth, values,), {"axis": axis})
+    return _rt.emit1(("", "OneHot", 9), _OPSET, (indices, depth, values,), {"axis": axis}, unknown)
 
 
-def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Or(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -2023,10 +2083,10 @@ def Or(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Or", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
+def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Leaky ReLU with learned slopes: x where x >= 0, slope * x elsewhere, with `slope`
     broadcast to the input's shape.
 
@@ -2045,7 +2105,7 @@ def PRelu(X: _rt.VarLike, slope: _rt.VarLike, /) -> _Var:
         T: tensor(float16), tensor(float), tensor(double), tensor(uint32), tensor(uint64),
                 tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "PRelu", 9), _OPSET, (X, slope,), {})
+    return _rt.emit1(("", "PRelu", 9), _OPSET, (X, slope,), {}, unknown)
 
 
 def Pad(
@@ -2055,6 +2115,7 @@ def Pad(
     mode: str = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
+    **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in `pads`, filling new
     cells with the constant `value`, mirrored values or the edge value according to `mode`.
@@ -2077,10 +2138,10 @@ def Pad(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value})
+    return _rt.emit1(("", "Pad", 2), _OPSET, (data,), {"mode": mode, "pads": pads, "value": value}, unknown)
 
 
-def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Pow(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Raises X to the power Y elementwise with numpy-style broadcasting; the result has X's
     type.
 
@@ -2098,7 +2159,7 @@ def Pow(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {})
+    return _rt.emit1(("", "Pow", 7), _OPSET, (X, Y,), {}, unknown)
 
 
 class RNNOutputs(_NamedTuple):
@@ -2123,6 +2184,7 @@ def RNN(
     clip: float | None = None,
     direction: str = "forward",
     hidden_size: int | None = None,
+    **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
     bidirectional: H_t = f(X_t W^T + H_(t-1) R^T + biases). Returns all hidden states Y and
@@ -2156,7 +2218,7 @@ def RNN(
         T: tensor(float16), tensor(float), tensor(double)
         T1: tensor(int32)
     """
-    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs)
+    return _rt.emit_named(("", "RNN", 7), _OPSET, (X, W, R, B, sequence_lens, initial_h,), {"activation_alpha": activation_alpha, "activation_beta": activation_beta, "activations": activations, "clip": clip, "direction": direction, "hidden_size": hidden_size}, RNNOutputs, unknown)
 
 
 def RandomNormal(
@@ -2166,6 +2228,7 @@ def RandomNormal(
     scale: float = 1.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples from a normal
     distribution with the given `mean` and `scale`.
@@ -2185,7 +2248,7 @@ def RandomNormal(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomNormal", 1), _OPSET, (), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomNormalLike(
@@ -2196,6 +2259,7 @@ def RandomNormalLike(
     mean: float = 0.0,
     scale: float = 1.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples from a normal distribution with the
     given `mean` and `scale`, in `dtype` or the input's type.
@@ -2221,7 +2285,7 @@ def RandomNormalLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed})
+    return _rt.emit1(("", "RandomNormalLike", 1), _OPSET, (input,), {"dtype": dtype, "mean": mean, "scale": scale, "seed": seed}, unknown)
 
 
 def RandomUniform(
@@ -2231,6 +2295,7 @@ def RandomUniform(
     low: float = 0.0,
     seed: float | None = None,
     shape: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor of the attribute-given `shape` and `dtype` with samples drawn uniformly
     from [low, high).
@@ -2250,7 +2315,7 @@ def RandomUniform(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape})
+    return _rt.emit1(("", "RandomUniform", 1), _OPSET, (), {"dtype": dtype, "high": high, "low": low, "seed": seed, "shape": shape}, unknown)
 
 
 def RandomUniformLike(
@@ -2261,6 +2326,7 @@ def RandomUniformLike(
     high: float = 1.0,
     low: float = 0.0,
     seed: float | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Fills a tensor shaped like the input with samples drawn uniformly from [low, high), in
     `dtype` or the input's type.
@@ -2286,10 +2352,10 @@ def RandomUniformLike(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed})
+    return _rt.emit1(("", "RandomUniformLike", 1), _OPSET, (input,), {"dtype": dtype, "high": high, "low": low, "seed": seed}, unknown)
 
 
-def Reciprocal(X: _rt.VarLike, /) -> _Var:
+def Reciprocal(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise reciprocal 1 / x, keeping the input's shape and type.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2305,10 +2371,17 @@ def Reciprocal(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Reciprocal", 6), _OPSET, (X,), {}, unknown)
 
 
-def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL1(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum of absolute values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -2328,10 +2401,17 @@ def ReduceL1(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL1", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceL2(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Euclidean norm (square root of the sum of squares) over the selected axes (all of them
     by default), keeping reduced axes as size 1 unless `keepdims` is 0.
 
@@ -2351,10 +2431,17 @@ def ReduceL2(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: i
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceL2", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceLogSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Natural log of the sum over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
 
@@ -2374,7 +2461,7 @@ def ReduceLogSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdim
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceLogSumExp(
@@ -2383,6 +2470,7 @@ def ReduceLogSumExp(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """log(sum(exp(x))) over the selected axes (all of them by default), keeping reduced axes
     as size 1 unless `keepdims` is 0.
@@ -2403,10 +2491,17 @@ def ReduceLogSumExp(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceLogSumExp", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMax(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Maximum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2426,10 +2521,17 @@ def ReduceMax(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMax", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMean(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Arithmetic mean over the selected axes (all of them by default), keeping reduced axes as
     size 1 unless `keepdims` is 0.
 
@@ -2449,10 +2551,17 @@ def ReduceMean(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMean", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceMin(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Minimum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2472,10 +2581,17 @@ def ReduceMin(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceMin", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceProd(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Product over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2495,10 +2611,17 @@ def ReduceProd(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceProd", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: int = 1) -> _Var:
+def ReduceSum(
+    data: _rt.VarLike,
+    /,
+    *,
+    axes: _Seq[int] | None = None,
+    keepdims: int = 1,
+    **unknown: _Never,
+) -> _Var:
     """Sum over the selected axes (all of them by default), keeping reduced axes as size 1
     unless `keepdims` is 0.
 
@@ -2518,7 +2641,7 @@ def ReduceSum(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, keepdims: 
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSum", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
 def ReduceSumSquare(
@@ -2527,6 +2650,7 @@ def ReduceSumSquare(
     *,
     axes: _Seq[int] | None = None,
     keepdims: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Sum of squared values over the selected axes (all of them by default), keeping reduced
     axes as size 1 unless `keepdims` is 0.
@@ -2547,10 +2671,10 @@ def ReduceSumSquare(
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims})
+    return _rt.emit1(("", "ReduceSumSquare", 1), _OPSET, (data,), {"axes": axes, "keepdims": keepdims}, unknown)
 
 
-def Relu(X: _rt.VarLike, /) -> _Var:
+def Relu(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Rectified linear unit: max(0, x) for every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2566,10 +2690,10 @@ def Relu(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Relu", 6), _OPSET, (X,), {}, unknown)
 
 
-def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
+def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Gives the data a new shape taken from the 1-D int64 `shape` tensor without changing the
     element order. One entry may be -1 (inferred from the element count) and a 0 copies the
     input's dimension.
@@ -2591,7 +2715,7 @@ def Reshape(data: _rt.VarLike, shape: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {})
+    return _rt.emit1(("", "Reshape", 5), _OPSET, (data, shape,), {}, unknown)
 
 
 def Scan(
@@ -2603,6 +2727,7 @@ def Scan(
     scan_output_axes: _Seq[int] | None = None,
     scan_output_directions: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Iterates the `body` graph over slices of the scan inputs along their scan axes, carrying
     state values between iterations, and stacks each iteration's scan outputs. Directions
@@ -2632,7 +2757,7 @@ def Scan(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Scan", 9), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count)
+    return _rt.emit_tuple(("", "Scan", 9), _OPSET, (*initial_state_and_scan_inputs,), {"body": body, "num_scan_inputs": num_scan_inputs, "scan_input_axes": scan_input_axes, "scan_input_directions": scan_input_directions, "scan_output_axes": scan_output_axes, "scan_output_directions": scan_output_directions}, outputs_count, unknown)
 
 
 def Scatter(
@@ -2642,6 +2767,7 @@ def Scatter(
     /,
     *,
     axis: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Legacy name of ScatterElements without reduction: copies `data` and overwrites the
     positions addressed by `indices` along `axis` with `updates`.
@@ -2666,7 +2792,7 @@ def Scatter(
                 tensor(complex128)
         Tind: tensor(int32), tensor(int64)
     """
-    return _rt.emit1(("", "Scatter", 9), _OPSET, (data, indices, updates,), {"axis": axis})
+    return _rt.emit1(("", "Scatter", 9), _OPSET, (data, indices, updates,), {"axis": axis}, unknown)
 
 
 def Selu(
@@ -2675,6 +2801,7 @@ def Selu(
     *,
     alpha: float = 1.6732631921768188,
     gamma: float = 1.0507010221481323,
+    **unknown: _Never,
 ) -> _Var:
     """Scaled exponential linear unit: gamma * x for x > 0 and gamma * alpha * (exp(x) - 1)
     otherwise, elementwise.
@@ -2696,10 +2823,10 @@ def Selu(
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma})
+    return _rt.emit1(("", "Selu", 6), _OPSET, (X,), {"alpha": alpha, "gamma": gamma}, unknown)
 
 
-def Shape(data: _rt.VarLike, /) -> _Var:
+def Shape(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Returns the input's dimensions as a 1-D int64 tensor.
 
     Signature: ``ai.onnx@1::Shape``
@@ -2717,10 +2844,17 @@ def Shape(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Shape", 1), _OPSET, (data,), {}, unknown)
 
 
-def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _Var:
+def Shrink(
+    input: _rt.VarLike,
+    /,
+    *,
+    bias: float = 0.0,
+    lambd: float = 0.5,
+    **unknown: _Never,
+) -> _Var:
     """Soft/hard shrinkage: x + bias where x < -lambd, x - bias where x > lambd, and 0 in
     between.
 
@@ -2741,10 +2875,10 @@ def Shrink(input: _rt.VarLike, /, *, bias: float = 0.0, lambd: float = 0.5) -> _
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd})
+    return _rt.emit1(("", "Shrink", 9), _OPSET, (input,), {"bias": bias, "lambd": lambd}, unknown)
 
 
-def Sigmoid(X: _rt.VarLike, /) -> _Var:
+def Sigmoid(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logistic function 1 / (1 + exp(-x)) applied elementwise.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -2760,10 +2894,10 @@ def Sigmoid(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sigmoid", 6), _OPSET, (X,), {}, unknown)
 
 
-def Sign(input: _rt.VarLike, /) -> _Var:
+def Sign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sign: -1 for negative, 0 for zero and 1 for positive values.
 
     Signature: ``ai.onnx@9::Sign``
@@ -2779,10 +2913,10 @@ def Sign(input: _rt.VarLike, /) -> _Var:
                 tensor(int16), tensor(int32), tensor(int64), tensor(float16), tensor(float),
                 tensor(double)
     """
-    return _rt.emit1(("", "Sign", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sign", 9), _OPSET, (input,), {}, unknown)
 
 
-def Sin(input: _rt.VarLike, /) -> _Var:
+def Sin(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise sine of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Sin``
@@ -2796,10 +2930,10 @@ def Sin(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sin", 7), _OPSET, (input,), {}, unknown)
 
 
-def Sinh(input: _rt.VarLike, /) -> _Var:
+def Sinh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise hyperbolic sine of a floating-point tensor.
 
     Signature: ``ai.onnx@9::Sinh``
@@ -2813,10 +2947,10 @@ def Sinh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sinh", 9), _OPSET, (input,), {})
+    return _rt.emit1(("", "Sinh", 9), _OPSET, (input,), {}, unknown)
 
 
-def Size(data: _rt.VarLike, /) -> _Var:
+def Size(data: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Counts the elements of the input tensor and returns the count as an int64 scalar.
 
     Signature: ``ai.onnx@1::Size``
@@ -2834,7 +2968,7 @@ def Size(data: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {})
+    return _rt.emit1(("", "Size", 1), _OPSET, (data,), {}, unknown)
 
 
 def Slice(
@@ -2844,6 +2978,7 @@ def Slice(
     axes: _Seq[int] | None = None,
     ends: _Seq[int] = _rt.REQUIRED,
     starts: _Seq[int] = _rt.REQUIRED,
+    **unknown: _Never,
 ) -> _Var:
     """Extracts a sub-tensor: for each axis in `axes`, keeps positions from `starts` up to (not
     including) `ends`. Out-of-range bounds are clamped and negative values count from the
@@ -2868,10 +3003,10 @@ def Slice(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts})
+    return _rt.emit1(("", "Slice", 1), _OPSET, (data,), {"axes": axes, "ends": ends, "starts": starts}, unknown)
 
 
-def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
+def Softmax(input: _rt.VarLike, /, *, axis: int = 1, **unknown: _Never) -> _Var:
     """exp(x) normalized to sum to 1 over each row of the input viewed as 2-D, the dimensions
     before `axis` forming the rows and the rest the columns; the output keeps the input's
     shape.
@@ -2890,10 +3025,10 @@ def Softmax(input: _rt.VarLike, /, *, axis: int = 1) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis})
+    return _rt.emit1(("", "Softmax", 1), _OPSET, (input,), {"axis": axis}, unknown)
 
 
-def Softplus(X: _rt.VarLike, /) -> _Var:
+def Softplus(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """log(1 + exp(x)) applied elementwise.
 
     Signature: ``ai.onnx@1::Softplus``
@@ -2907,10 +3042,10 @@ def Softplus(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {})
+    return _rt.emit1(("", "Softplus", 1), _OPSET, (X,), {}, unknown)
 
 
-def Softsign(input: _rt.VarLike, /) -> _Var:
+def Softsign(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """x / (1 + |x|) applied elementwise.
 
     Signature: ``ai.onnx@1::Softsign``
@@ -2924,10 +3059,16 @@ def Softsign(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {})
+    return _rt.emit1(("", "Softsign", 1), _OPSET, (input,), {}, unknown)
 
 
-def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Var:
+def SpaceToDepth(
+    input: _rt.VarLike,
+    /,
+    *,
+    blocksize: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Folds non-overlapping blocksize x blocksize spatial blocks of an (N, C, H, W) tensor
     into channels, giving (N, C * blocksize^2, H / blocksize, W / blocksize); the inverse of
     DepthToSpace.
@@ -2949,7 +3090,7 @@ def SpaceToDepth(input: _rt.VarLike, /, *, blocksize: int = _rt.REQUIRED) -> _Va
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize})
+    return _rt.emit1(("", "SpaceToDepth", 1), _OPSET, (input,), {"blocksize": blocksize}, unknown)
 
 
 def Split(
@@ -2959,6 +3100,7 @@ def Split(
     axis: int = 0,
     split: _Seq[int] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Cuts a tensor along `axis` into several outputs, with part lengths from the `split`
     attribute, else equal parts.
@@ -2983,10 +3125,10 @@ def Split(
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count)
+    return _rt.emit_tuple(("", "Split", 2), _OPSET, (input,), {"axis": axis, "split": split}, outputs_count, unknown)
 
 
-def Sqrt(X: _rt.VarLike, /) -> _Var:
+def Sqrt(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Square root of every element; negative inputs give NaN.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -3002,10 +3144,10 @@ def Sqrt(X: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {})
+    return _rt.emit1(("", "Sqrt", 6), _OPSET, (X,), {}, unknown)
 
 
-def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
+def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Removes the listed size-1 axes, or every size-1 axis when `axes` is not given.
 
     Signature: ``ai.onnx@1::Squeeze``
@@ -3025,10 +3167,10 @@ def Squeeze(data: _rt.VarLike, /, *, axes: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Squeeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
-def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Sub(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """C = A - B elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -3046,10 +3188,10 @@ def Sub(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(uint32), tensor(uint64), tensor(int32), tensor(int64), tensor(float16),
                 tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Sub", 7), _OPSET, (A, B,), {}, unknown)
 
 
-def Sum(*data_0: _rt.VarLike) -> _Var:
+def Sum(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     """Elementwise sum over any number of inputs, broadcast together numpy-style.
 
     Changed in version 8: Inputs may differ in shape and are broadcast together numpy-style; before, all shapes had to match.
@@ -3065,10 +3207,10 @@ def Sum(*data_0: _rt.VarLike) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Sum", 8), _OPSET, (*data_0,), {})
+    return _rt.emit1(("", "Sum", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Tan(input: _rt.VarLike, /) -> _Var:
+def Tan(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Elementwise tangent of a floating-point tensor given in radians.
 
     Signature: ``ai.onnx@7::Tan``
@@ -3082,10 +3224,10 @@ def Tan(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tan", 7), _OPSET, (input,), {}, unknown)
 
 
-def Tanh(input: _rt.VarLike, /) -> _Var:
+def Tanh(input: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Hyperbolic tangent of every element.
 
     Changed in version 6: Drops the legacy `consumed_inputs` attribute; the computation is unchanged.
@@ -3101,7 +3243,7 @@ def Tanh(input: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {})
+    return _rt.emit1(("", "Tanh", 6), _OPSET, (input,), {}, unknown)
 
 
 def TfIdfVectorizer(
@@ -3117,6 +3259,7 @@ def TfIdfVectorizer(
     pool_int64s: _Seq[int] | None = None,
     pool_strings: _Seq[str] | None = None,
     weights: _Seq[float] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Counts the n-grams (with optional skips) from a fixed pool that occur in each row of
     integer or string tokens and emits them as a dense vector of term frequencies, inverse
@@ -3145,10 +3288,10 @@ def TfIdfVectorizer(
         T: tensor(string), tensor(int32), tensor(int64)
         T1: tensor(float)
     """
-    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights})
+    return _rt.emit1(("", "TfIdfVectorizer", 9), _OPSET, (X,), {"max_gram_length": max_gram_length, "max_skip_count": max_skip_count, "min_gram_length": min_gram_length, "mode": mode, "ngram_counts": ngram_counts, "ngram_indexes": ngram_indexes, "pool_int64s": pool_int64s, "pool_strings": pool_strings, "weights": weights}, unknown)
 
 
-def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
+def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Repeats the input `repeats[i]` times along each axis i, like numpy.tile without
     broadcasting.
 
@@ -3170,7 +3313,7 @@ def Tile(input: _rt.VarLike, repeats: _rt.VarLike, /) -> _Var:
                 tensor(complex128)
         T1: tensor(int64)
     """
-    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {})
+    return _rt.emit1(("", "Tile", 6), _OPSET, (input, repeats,), {}, unknown)
 
 
 class TopKOutputs(_NamedTuple):
@@ -3180,7 +3323,14 @@ class TopKOutputs(_NamedTuple):
     Indices: _Var
 
 
-def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOutputs:
+def TopK(
+    X: _rt.VarLike,
+    /,
+    *,
+    axis: int = -1,
+    k: int = _rt.REQUIRED,
+    **unknown: _Never,
+) -> TopKOutputs:
     """Returns the `k` greatest values along `axis` and their int64 positions in descending
     order; ties favour the lower index.
 
@@ -3201,10 +3351,10 @@ def TopK(X: _rt.VarLike, /, *, axis: int = -1, k: int = _rt.REQUIRED) -> TopKOut
         T: tensor(float16), tensor(float), tensor(double)
         I: tensor(int64)
     """
-    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs)
+    return _rt.emit_named(("", "TopK", 1), _OPSET, (X,), {"axis": axis, "k": k}, TopKOutputs, unknown)
 
 
-def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
+def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None, **unknown: _Never) -> _Var:
     """Reorders the dimensions by the permutation `perm` (reversed order when it is omitted).
 
     Signature: ``ai.onnx@1::Transpose``
@@ -3224,10 +3374,10 @@ def Transpose(data: _rt.VarLike, /, *, perm: _Seq[int] | None = None) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm})
+    return _rt.emit1(("", "Transpose", 1), _OPSET, (data,), {"perm": perm}, unknown)
 
 
-def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
+def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED, **unknown: _Never) -> _Var:
     """Inserts size-1 dimensions at the positions listed in `axes`, given as positions in the
     output.
 
@@ -3248,10 +3398,17 @@ def Unsqueeze(data: _rt.VarLike, /, *, axes: _Seq[int] = _rt.REQUIRED) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes})
+    return _rt.emit1(("", "Unsqueeze", 1), _OPSET, (data,), {"axes": axes}, unknown)
 
 
-def Upsample(X: _rt.VarLike, scales: _rt.VarLike, /, *, mode: str = "nearest") -> _Var:
+def Upsample(
+    X: _rt.VarLike,
+    scales: _rt.VarLike,
+    /,
+    *,
+    mode: str = "nearest",
+    **unknown: _Never,
+) -> _Var:
     """Enlarges a tensor by per-dimension `scales` with nearest or linear interpolation.
 
     Changed in version 9: `scales` moves from an attribute to a float tensor input.
@@ -3274,10 +3431,10 @@ def Upsample(X: _rt.VarLike, scales: _rt.VarLike, /, *, mode: str = "nearest") -
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Upsample", 9), _OPSET, (X, scales,), {"mode": mode})
+    return _rt.emit1(("", "Upsample", 9), _OPSET, (X, scales,), {"mode": mode}, unknown)
 
 
-def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Chooses elementwise between X (where `condition` is true) and Y (elsewhere),
     broadcasting all three inputs numpy-style.
 
@@ -3298,10 +3455,10 @@ def Where(condition: _rt.VarLike, X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
                 tensor(double), tensor(string), tensor(bool), tensor(complex64),
                 tensor(complex128)
     """
-    return _rt.emit1(("", "Where", 9), _OPSET, (condition, X, Y,), {})
+    return _rt.emit1(("", "Where", 9), _OPSET, (condition, X, Y,), {}, unknown)
 
 
-def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
+def Xor(A: _rt.VarLike, B: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Logical exclusive OR of two boolean tensors, elementwise, with numpy-style broadcasting.
 
     Changed in version 7: Broadcasting becomes numpy-style in both directions; the `broadcast` and `axis` attributes are removed.
@@ -3319,4 +3476,4 @@ def Xor(A: _rt.VarLike, B: _rt.VarLike, /) -> _Var:
         T: tensor(bool)
         T1: tensor(bool)
     """
-    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {})
+    return _rt.emit1(("", "Xor", 7), _OPSET, (A, B,), {}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -37,7 +39,7 @@ __all__ = [
 ]
 
 
-def ArrayFeatureExtractor(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
+def ArrayFeatureExtractor(X: _rt.VarLike, Y: _rt.VarLike, /, **unknown: _Never) -> _Var:
     """Selects, along the last axis of X, the columns whose positions are listed in the int64
     tensor Y.
 
@@ -53,10 +55,10 @@ def ArrayFeatureExtractor(X: _rt.VarLike, Y: _rt.VarLike, /) -> _Var:
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32), tensor(string)
     """
-    return _rt.emit1(("ai.onnx.ml", "ArrayFeatureExtractor", 1), _OPSET, (X, Y,), {})
+    return _rt.emit1(("ai.onnx.ml", "ArrayFeatureExtractor", 1), _OPSET, (X, Y,), {}, unknown)
 
 
-def Binarizer(X: _rt.VarLike, /, *, threshold: float = 0.0) -> _Var:
+def Binarizer(X: _rt.VarLike, /, *, threshold: float = 0.0, **unknown: _Never) -> _Var:
     """Maps each element to 1 when it is greater than `threshold` and to 0 otherwise.
 
     Signature: ``ai.onnx.ml@1::Binarizer``
@@ -73,7 +75,7 @@ def Binarizer(X: _rt.VarLike, /, *, threshold: float = 0.0) -> _Var:
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "Binarizer", 1), _OPSET, (X,), {"threshold": threshold})
+    return _rt.emit1(("ai.onnx.ml", "Binarizer", 1), _OPSET, (X,), {"threshold": threshold}, unknown)
 
 
 def CastMap(
@@ -83,6 +85,7 @@ def CastMap(
     cast_to: str = "TO_FLOAT",
     map_form: str = "DENSE",
     max_map: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Turns an int64-keyed map into a tensor ordered by key, either densely (one value per
     entry) or sparsely (key used as the position, length `max_map`), converting values to
@@ -105,7 +108,7 @@ def CastMap(
         T1: map(int64, string), map(int64, float)
         T2: tensor(string), tensor(float), tensor(int64)
     """
-    return _rt.emit1(("ai.onnx.ml", "CastMap", 1), _OPSET, (X,), {"cast_to": cast_to, "map_form": map_form, "max_map": max_map})
+    return _rt.emit1(("ai.onnx.ml", "CastMap", 1), _OPSET, (X,), {"cast_to": cast_to, "map_form": map_form, "max_map": max_map}, unknown)
 
 
 def CategoryMapper(
@@ -116,6 +119,7 @@ def CategoryMapper(
     cats_strings: _Seq[str] | None = None,
     default_int64: int = -1,
     default_string: str = "_Unused",
+    **unknown: _Never,
 ) -> _Var:
     """Translates between string and integer categories using two parallel lists, in the
     direction fixed by which default value is given; unknown inputs get that default.
@@ -138,7 +142,7 @@ def CategoryMapper(
         T1: tensor(string), tensor(int64)
         T2: tensor(string), tensor(int64)
     """
-    return _rt.emit1(("ai.onnx.ml", "CategoryMapper", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "default_int64": default_int64, "default_string": default_string})
+    return _rt.emit1(("ai.onnx.ml", "CategoryMapper", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "default_int64": default_int64, "default_string": default_string}, unknown)
 
 
 def DictVectorizer(
@@ -147,6 +151,7 @@ def DictVectorizer(
     *,
     int64_vocabulary: _Seq[int] | None = None,
     string_vocabulary: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Turns a dictionary into a dense 1-D vector: each key's position in the vocabulary
     attribute selects the output slot that receives its value, and absent keys leave zeros.
@@ -168,10 +173,14 @@ def DictVectorizer(
                 map(string, float), map(string, double)
         T2: tensor(int64), tensor(float), tensor(double), tensor(string)
     """
-    return _rt.emit1(("ai.onnx.ml", "DictVectorizer", 1), _OPSET, (X,), {"int64_vocabulary": int64_vocabulary, "string_vocabulary": string_vocabulary})
+    return _rt.emit1(("ai.onnx.ml", "DictVectorizer", 1), _OPSET, (X,), {"int64_vocabulary": int64_vocabulary, "string_vocabulary": string_vocabulary}, unknown)
 
 
-def FeatureVectorizer(*X: _rt.VarLike, inputdimensions: _Seq[int] | None = None) -> _Var:
+def FeatureVectorizer(
+    *X: _rt.VarLike,
+    inputdimensions: _Seq[int] | None = None,
+    **unknown: _Never,
+) -> _Var:
     """Concatenates numeric inputs along their second dimension into one float tensor, treating
     1-D inputs as single rows.
 
@@ -189,7 +198,7 @@ def FeatureVectorizer(*X: _rt.VarLike, inputdimensions: _Seq[int] | None = None)
     Type constraints:
         T1: tensor(int32), tensor(int64), tensor(float), tensor(double)
     """
-    return _rt.emit1(("ai.onnx.ml", "FeatureVectorizer", 1), _OPSET, (*X,), {"inputdimensions": inputdimensions})
+    return _rt.emit1(("ai.onnx.ml", "FeatureVectorizer", 1), _OPSET, (*X,), {"inputdimensions": inputdimensions}, unknown)
 
 
 def Imputer(
@@ -200,6 +209,7 @@ def Imputer(
     imputed_value_int64s: _Seq[int] | None = None,
     replaced_value_float: float = 0.0,
     replaced_value_int64: int = 0,
+    **unknown: _Never,
 ) -> _Var:
     """Replaces every element equal to the designated missing-value marker with the configured
     imputed value for its column.
@@ -221,7 +231,7 @@ def Imputer(
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "Imputer", 1), _OPSET, (X,), {"imputed_value_floats": imputed_value_floats, "imputed_value_int64s": imputed_value_int64s, "replaced_value_float": replaced_value_float, "replaced_value_int64": replaced_value_int64})
+    return _rt.emit1(("ai.onnx.ml", "Imputer", 1), _OPSET, (X,), {"imputed_value_floats": imputed_value_floats, "imputed_value_int64s": imputed_value_int64s, "replaced_value_float": replaced_value_float, "replaced_value_int64": replaced_value_int64}, unknown)
 
 
 def LabelEncoder(
@@ -240,6 +250,7 @@ def LabelEncoder(
     values_int64s: _Seq[int] | None = None,
     values_strings: _Seq[str] | None = None,
     values_tensor: _npt.ArrayLike | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Maps each input element to a value through a key list and a parallel value list,
     substituting a default for keys that are not found; input and output types follow the
@@ -275,7 +286,7 @@ def LabelEncoder(
         T2: tensor(string), tensor(int64), tensor(float), tensor(int32), tensor(int16),
                 tensor(double)
     """
-    return _rt.emit1(("ai.onnx.ml", "LabelEncoder", 4), _OPSET, (X,), {"default_float": default_float, "default_int64": default_int64, "default_string": default_string, "default_tensor": default_tensor, "keys_floats": keys_floats, "keys_int64s": keys_int64s, "keys_strings": keys_strings, "keys_tensor": keys_tensor, "values_floats": values_floats, "values_int64s": values_int64s, "values_strings": values_strings, "values_tensor": values_tensor})
+    return _rt.emit1(("ai.onnx.ml", "LabelEncoder", 4), _OPSET, (X,), {"default_float": default_float, "default_int64": default_int64, "default_string": default_string, "default_tensor": default_tensor, "keys_floats": keys_floats, "keys_int64s": keys_int64s, "keys_strings": keys_strings, "keys_tensor": keys_tensor, "values_floats": values_floats, "values_int64s": values_int64s, "values_strings": values_strings, "values_tensor": values_tensor}, unknown)
 
 
 class LinearClassifierOutputs(_NamedTuple):
@@ -295,6 +306,7 @@ def LinearClassifier(
     intercepts: _Seq[float] | None = None,
     multi_class: int = 0,
     post_transform: str = "NONE",
+    **unknown: _Never,
 ) -> LinearClassifierOutputs:
     """Scores each input row against per-class coefficients and intercepts, optionally post-
     transforms the scores (softmax, logistic, probit and so on), and returns the winning
@@ -321,7 +333,7 @@ def LinearClassifier(
         T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
         T2: tensor(string), tensor(int64)
     """
-    return _rt.emit_named(("ai.onnx.ml", "LinearClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "intercepts": intercepts, "multi_class": multi_class, "post_transform": post_transform}, LinearClassifierOutputs)
+    return _rt.emit_named(("ai.onnx.ml", "LinearClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "intercepts": intercepts, "multi_class": multi_class, "post_transform": post_transform}, LinearClassifierOutputs, unknown)
 
 
 def LinearRegressor(
@@ -332,6 +344,7 @@ def LinearRegressor(
     intercepts: _Seq[float] | None = None,
     post_transform: str = "NONE",
     targets: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Computes one or more linear regression targets as X * coefficients^T + intercepts, with
     an optional post-transform.
@@ -353,10 +366,10 @@ def LinearRegressor(
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "LinearRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "intercepts": intercepts, "post_transform": post_transform, "targets": targets})
+    return _rt.emit1(("ai.onnx.ml", "LinearRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "intercepts": intercepts, "post_transform": post_transform, "targets": targets}, unknown)
 
 
-def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX") -> _Var:
+def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX", **unknown: _Never) -> _Var:
     """Rescales each row of the input by its maximum, its sum (L1) or its Euclidean length
     (L2), leaving rows with a zero divisor unchanged.
 
@@ -374,7 +387,7 @@ def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX") -> _Var:
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "Normalizer", 1), _OPSET, (X,), {"norm": norm})
+    return _rt.emit1(("ai.onnx.ml", "Normalizer", 1), _OPSET, (X,), {"norm": norm}, unknown)
 
 
 def OneHotEncoder(
@@ -384,6 +397,7 @@ def OneHotEncoder(
     cats_int64s: _Seq[int] | None = None,
     cats_strings: _Seq[str] | None = None,
     zeros: int = 1,
+    **unknown: _Never,
 ) -> _Var:
     """Replaces each element with an indicator vector over a fixed category list (ints or
     strings), adding a trailing dimension; unknown categories give all zeros or an error
@@ -405,7 +419,7 @@ def OneHotEncoder(
     Type constraints:
         T: tensor(string), tensor(int64), tensor(int32), tensor(float), tensor(double)
     """
-    return _rt.emit1(("ai.onnx.ml", "OneHotEncoder", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "zeros": zeros})
+    return _rt.emit1(("ai.onnx.ml", "OneHotEncoder", 1), _OPSET, (X,), {"cats_int64s": cats_int64s, "cats_strings": cats_strings, "zeros": zeros}, unknown)
 
 
 class SVMClassifierOutputs(_NamedTuple):
@@ -430,6 +444,7 @@ def SVMClassifier(
     rho: _Seq[float] | None = None,
     support_vectors: _Seq[float] | None = None,
     vectors_per_class: _Seq[int] | None = None,
+    **unknown: _Never,
 ) -> SVMClassifierOutputs:
     """Support vector machine classifier with linear, polynomial, RBF or sigmoid kernels;
     returns the predicted label per row and the class scores, optionally calibrated with
@@ -461,7 +476,7 @@ def SVMClassifier(
         T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
         T2: tensor(string), tensor(int64)
     """
-    return _rt.emit_named(("ai.onnx.ml", "SVMClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "post_transform": post_transform, "prob_a": prob_a, "prob_b": prob_b, "rho": rho, "support_vectors": support_vectors, "vectors_per_class": vectors_per_class}, SVMClassifierOutputs)
+    return _rt.emit_named(("ai.onnx.ml", "SVMClassifier", 1), _OPSET, (X,), {"classlabels_ints": classlabels_ints, "classlabels_strings": classlabels_strings, "coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "post_transform": post_transform, "prob_a": prob_a, "prob_b": prob_b, "rho": rho, "support_vectors": support_vectors, "vectors_per_class": vectors_per_class}, SVMClassifierOutputs, unknown)
 
 
 def SVMRegressor(
@@ -476,6 +491,7 @@ def SVMRegressor(
     post_transform: str = "NONE",
     rho: _Seq[float] | None = None,
     support_vectors: _Seq[float] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Support vector machine regression (or one-class scoring) with linear, polynomial, RBF or
     sigmoid kernels, returning one value per input row.
@@ -501,7 +517,7 @@ def SVMRegressor(
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "SVMRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "n_supports": n_supports, "one_class": one_class, "post_transform": post_transform, "rho": rho, "support_vectors": support_vectors})
+    return _rt.emit1(("ai.onnx.ml", "SVMRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "kernel_params": kernel_params, "kernel_type": kernel_type, "n_supports": n_supports, "one_class": one_class, "post_transform": post_transform, "rho": rho, "support_vectors": support_vectors}, unknown)
 
 
 def Scaler(
@@ -510,6 +526,7 @@ def Scaler(
     *,
     offset: _Seq[float] | None = None,
     scale: _Seq[float] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Standardizes features as (X - offset) * scale, with one offset and scale per column or a
     single shared pair.
@@ -529,7 +546,7 @@ def Scaler(
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "Scaler", 1), _OPSET, (X,), {"offset": offset, "scale": scale})
+    return _rt.emit1(("ai.onnx.ml", "Scaler", 1), _OPSET, (X,), {"offset": offset, "scale": scale}, unknown)
 
 
 class TreeEnsembleClassifierOutputs(_NamedTuple):
@@ -564,6 +581,7 @@ def TreeEnsembleClassifier(
     nodes_values: _Seq[float] | None = None,
     nodes_values_as_tensor: _npt.ArrayLike | None = None,
     post_transform: str = "NONE",
+    **unknown: _Never,
 ) -> TreeEnsembleClassifierOutputs:
     """Evaluates an ensemble of decision trees given as parallel node attribute lists and sums
     the class votes of the reached leaves, returning the top label per row and the class
@@ -607,7 +625,7 @@ def TreeEnsembleClassifier(
         T1: tensor(float), tensor(double), tensor(int64), tensor(int32)
         T2: tensor(string), tensor(int64)
     """
-    return _rt.emit_named(("ai.onnx.ml", "TreeEnsembleClassifier", 3), _OPSET, (X,), {"base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "class_ids": class_ids, "class_nodeids": class_nodeids, "class_treeids": class_treeids, "class_weights": class_weights, "class_weights_as_tensor": class_weights_as_tensor, "classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform}, TreeEnsembleClassifierOutputs)
+    return _rt.emit_named(("ai.onnx.ml", "TreeEnsembleClassifier", 3), _OPSET, (X,), {"base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "class_ids": class_ids, "class_nodeids": class_nodeids, "class_treeids": class_treeids, "class_weights": class_weights, "class_weights_as_tensor": class_weights_as_tensor, "classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform}, TreeEnsembleClassifierOutputs, unknown)
 
 
 def TreeEnsembleRegressor(
@@ -635,6 +653,7 @@ def TreeEnsembleRegressor(
     target_treeids: _Seq[int] | None = None,
     target_weights: _Seq[float] | None = None,
     target_weights_as_tensor: _npt.ArrayLike | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Evaluates an ensemble of decision trees given as parallel node attribute lists and
     aggregates the target weights of the reached leaves into regression outputs.
@@ -675,7 +694,7 @@ def TreeEnsembleRegressor(
     Type constraints:
         T: tensor(float), tensor(double), tensor(int64), tensor(int32)
     """
-    return _rt.emit1(("ai.onnx.ml", "TreeEnsembleRegressor", 3), _OPSET, (X,), {"aggregate_function": aggregate_function, "base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "n_targets": n_targets, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform, "target_ids": target_ids, "target_nodeids": target_nodeids, "target_treeids": target_treeids, "target_weights": target_weights, "target_weights_as_tensor": target_weights_as_tensor})
+    return _rt.emit1(("ai.onnx.ml", "TreeEnsembleRegressor", 3), _OPSET, (X,), {"aggregate_function": aggregate_function, "base_values": base_values, "base_values_as_tensor": base_values_as_tensor, "n_targets": n_targets, "nodes_falsenodeids": nodes_falsenodeids, "nodes_featureids": nodes_featureids, "nodes_hitrates": nodes_hitrates, "nodes_hitrates_as_tensor": nodes_hitrates_as_tensor, "nodes_missing_value_tracks_true": nodes_missing_value_tracks_true, "nodes_modes": nodes_modes, "nodes_nodeids": nodes_nodeids, "nodes_treeids": nodes_treeids, "nodes_truenodeids": nodes_truenodeids, "nodes_values": nodes_values, "nodes_values_as_tensor": nodes_values_as_tensor, "post_transform": post_transform, "target_ids": target_ids, "target_nodeids": target_nodeids, "target_treeids": target_treeids, "target_weights": target_weights, "target_weights_as_tensor": target_weights_as_tensor}, unknown)
 
 
 def ZipMap(
@@ -684,6 +703,7 @@ def ZipMap(
     *,
     classlabels_int64s: _Seq[int] | None = None,
     classlabels_strings: _Seq[str] | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Turns each row of a class-score matrix into a map from the class labels given as
     attributes to the scores, returning a sequence of maps.
@@ -703,4 +723,4 @@ def ZipMap(
     Type constraints:
         T: seq(map(string, float)), seq(map(int64, float))
     """
-    return _rt.emit1(("ai.onnx.ml", "ZipMap", 1), _OPSET, (X,), {"classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings})
+    return _rt.emit1(("ai.onnx.ml", "ZipMap", 1), _OPSET, (X,), {"classlabels_int64s": classlabels_int64s, "classlabels_strings": classlabels_strings}, unknown)

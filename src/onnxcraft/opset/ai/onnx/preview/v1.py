@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -30,6 +32,7 @@ def FlexAttention(
     scale: float | None = None,
     score_mod: _rt.GraphLike | None = None,
     softmax_precision: int | None = None,
+    **unknown: _Never,
 ) -> _Var:
     """Attention softmax(scale * Q K^T) V on rank-4 Q, K and V, with user-supplied subgraphs
     that may rewrite the score matrix before the softmax (`score_mod`) and the probabilities
@@ -55,4 +58,4 @@ def FlexAttention(
     Type constraints:
         T1: tensor(bfloat16), tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit1(("ai.onnx.preview", "FlexAttention", 1), _OPSET, (Q, K, V,), {"prob_mod": prob_mod, "scale": scale, "score_mod": score_mod, "softmax_precision": softmax_precision})
+    return _rt.emit1(("ai.onnx.preview", "FlexAttention", 1), _OPSET, (Q, K, V,), {"prob_mod": prob_mod, "scale": scale, "score_mod": score_mod, "softmax_precision": softmax_precision}, unknown)

@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Seq
 from typing import Any as _Any
 from typing import NamedTuple as _NamedTuple
 
+from typing_extensions import Never as _Never
+
 import numpy.typing as _npt
 
 from onnxcraft.core.var import Var as _Var
@@ -31,6 +33,7 @@ def Adagrad(
     epsilon: float = 9.999999974752427e-07,
     norm_coefficient: float = 0.0,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Applies one Adagrad step to any number of tensors: accumulates squared gradients and
     moves each tensor against its gradient scaled by a decayed learning rate over the root
@@ -56,7 +59,7 @@ def Adagrad(
         T2: tensor(int64)
         T3: tensor(float), tensor(double)
     """
-    return _rt.emit_tuple(("ai.onnx.preview.training", "Adagrad", 1), _OPSET, (R, T, *inputs,), {"decay_factor": decay_factor, "epsilon": epsilon, "norm_coefficient": norm_coefficient}, outputs_count)
+    return _rt.emit_tuple(("ai.onnx.preview.training", "Adagrad", 1), _OPSET, (R, T, *inputs,), {"decay_factor": decay_factor, "epsilon": epsilon, "norm_coefficient": norm_coefficient}, outputs_count, unknown)
 
 
 def Adam(
@@ -69,6 +72,7 @@ def Adam(
     norm_coefficient: float = 0.0,
     norm_coefficient_post: float = 0.0,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Applies one Adam step to any number of tensors, updating exponential averages of the
     gradient and of its square and moving each tensor accordingly; returns the new tensors
@@ -96,7 +100,7 @@ def Adam(
         T2: tensor(int64)
         T3: tensor(float), tensor(double)
     """
-    return _rt.emit_tuple(("ai.onnx.preview.training", "Adam", 1), _OPSET, (R, T, *inputs,), {"alpha": alpha, "beta": beta, "epsilon": epsilon, "norm_coefficient": norm_coefficient, "norm_coefficient_post": norm_coefficient_post}, outputs_count)
+    return _rt.emit_tuple(("ai.onnx.preview.training", "Adam", 1), _OPSET, (R, T, *inputs,), {"alpha": alpha, "beta": beta, "epsilon": epsilon, "norm_coefficient": norm_coefficient, "norm_coefficient_post": norm_coefficient_post}, outputs_count, unknown)
 
 
 def Gradient(
@@ -105,6 +109,7 @@ def Gradient(
     y: str = _rt.REQUIRED,
     zs: _Seq[str] | None = None,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Computes the derivatives of the tensor named by `y` with respect to the inputs named in
     `xs`, treating `zs` as additional inputs, by differentiating the graph that produces
@@ -130,7 +135,7 @@ def Gradient(
                 tensor(complex128)
         T2: tensor(float16), tensor(float), tensor(double)
     """
-    return _rt.emit_tuple(("ai.onnx.preview.training", "Gradient", 1), _OPSET, (*Inputs,), {"xs": xs, "y": y, "zs": zs}, outputs_count)
+    return _rt.emit_tuple(("ai.onnx.preview.training", "Gradient", 1), _OPSET, (*Inputs,), {"xs": xs, "y": y, "zs": zs}, outputs_count, unknown)
 
 
 def Momentum(
@@ -142,6 +147,7 @@ def Momentum(
     mode: str = _rt.REQUIRED,
     norm_coefficient: float = _rt.REQUIRED,
     outputs_count: int | None = None,
+    **unknown: _Never,
 ) -> tuple[_Var, ...]:
     """Applies one stochastic-gradient step with standard or Nesterov momentum (per `mode`) to
     any number of tensors, returning the new tensors and momentum buffers.
@@ -167,4 +173,4 @@ def Momentum(
         T2: tensor(int64)
         T3: tensor(float), tensor(double)
     """
-    return _rt.emit_tuple(("ai.onnx.preview.training", "Momentum", 1), _OPSET, (R, T, *inputs,), {"alpha": alpha, "beta": beta, "mode": mode, "norm_coefficient": norm_coefficient}, outputs_count)
+    return _rt.emit_tuple(("ai.onnx.preview.training", "Momentum", 1), _OPSET, (R, T, *inputs,), {"alpha": alpha, "beta": beta, "mode": mode, "norm_coefficient": norm_coefficient}, outputs_count, unknown)
