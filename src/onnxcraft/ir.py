@@ -22,6 +22,7 @@ from onnxcraft.errors import OnnxcraftError
 from onnxcraft.types import ValueType
 
 __all__ = [
+    "ATTRIBUTE_TYPES",
     "register_encoder",
     "register_printer",
     "register_picture",
@@ -145,12 +146,31 @@ class SparseData:
     dims: tuple[int, ...]
 
 
+# The attribute types of ONNX (AttributeProto.AttributeType's names): what Attribute.type holds.
+ATTRIBUTE_TYPES = (
+    "FLOAT",
+    "INT",
+    "STRING",
+    "TENSOR",
+    "GRAPH",
+    "SPARSE_TENSOR",
+    "TYPE_PROTO",
+    "FLOATS",
+    "INTS",
+    "STRINGS",
+    "TENSORS",
+    "GRAPHS",
+    "SPARSE_TENSORS",
+    "TYPE_PROTOS",
+)
+
+
 @dataclass
 class Attribute:
     """One node attribute. ``ref`` names a function attribute this one refers to."""
 
     name: str
-    type: str  # "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", ..., "FLOATS", ...
+    type: str  # one of ATTRIBUTE_TYPES
     value: Any = None
     ref: str = ""
     doc_string: str = ""

@@ -49,25 +49,7 @@ __all__ = [
     "as_model_proto",
 ]
 
-_ATTR_TYPES = {
-    name: AttributeProto.AttributeType.Value(name)
-    for name in (
-        "FLOAT",
-        "INT",
-        "STRING",
-        "TENSOR",
-        "GRAPH",
-        "SPARSE_TENSOR",
-        "TYPE_PROTO",
-        "FLOATS",
-        "INTS",
-        "STRINGS",
-        "TENSORS",
-        "GRAPHS",
-        "SPARSE_TENSORS",
-        "TYPE_PROTOS",
-    )
-}
+_ATTR_TYPES = {name: AttributeProto.AttributeType.Value(name) for name in ir.ATTRIBUTE_TYPES}
 _ATTR_NAMES = {v: k for k, v in _ATTR_TYPES.items()}
 
 

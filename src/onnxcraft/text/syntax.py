@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from onnxcraft import ir
 from onnxcraft.dtypes import ElementType, type_string
 
 __all__ = [
@@ -30,25 +31,7 @@ ELEMENT_TYPES: dict[str, ElementType] = {name: elem for elem, name in ELEMENT_NA
 UNDEFINED_ELEMENT = "undefined"
 
 # IR attribute type (AttributeProto.AttributeType's name) <-> the word written after ``name:``.
-ATTRIBUTE_TYPE_NAMES: dict[str, str] = {
-    kind: kind.lower()
-    for kind in (
-        "FLOAT",
-        "INT",
-        "STRING",
-        "TENSOR",
-        "GRAPH",
-        "SPARSE_TENSOR",
-        "TYPE_PROTO",
-        "FLOATS",
-        "INTS",
-        "STRINGS",
-        "TENSORS",
-        "GRAPHS",
-        "SPARSE_TENSORS",
-        "TYPE_PROTOS",
-    )
-}
+ATTRIBUTE_TYPE_NAMES: dict[str, str] = {kind: kind.lower() for kind in ir.ATTRIBUTE_TYPES}
 ATTRIBUTE_TYPES: dict[str, str] = {word: kind for kind, word in ATTRIBUTE_TYPE_NAMES.items()}
 
 # Words that start a type other than a tensor's.
