@@ -88,3 +88,8 @@ def test_flatten_before_version_11_refuses_a_negative_axis(opset: int) -> None:
     model.opset_import[0].version, model.ir_version = 11, 6  # valid from version 11
     oc.check(model, full_check=True)
     assert oc.evaluate(model, {"x": np.ones((2, 3, 4), np.float32)})["y"].shape == (6, 4)
+
+
+def test_full_check_must_be_a_bool() -> None:
+    with pytest.raises(oc.ArgumentError, match="full_check must be a bool, got 'yes'"):
+        oc.check(_matmul_model(inner_b=3), full_check="yes")  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from onnxcraft.docgen.site import build_site, guide_pages
+from onnxcraft.docgen.site import SiteError, build_site, guide_pages
 from tests.browser import browser_page, screenshot, served
 
 
@@ -75,3 +75,8 @@ def test_search_finds_conv(site: Path) -> None:
         paths = [urlsplit(h).path for h in hrefs]
         assert "/operators/ai.onnx/Conv.html" in paths, paths[:10]
         screenshot(page, "site-search-conv")
+
+
+def test_a_missing_guide_folder_is_a_site_error(tmp_path: Path) -> None:
+    with pytest.raises(SiteError, match="is not a folder of pages"):
+        build_site(tmp_path / "site", guide_dir=tmp_path / "nowhere")

@@ -145,6 +145,8 @@ def build_site(
     ``operator_pages`` (path under ``operators/`` -> Markdown) defaults to the reference
     generated from the specs now.
     """
+    if not Path(guide_dir).is_dir():
+        raise SiteError(f"build_site: guide_dir {str(guide_dir)!r} is not a folder of pages")
     if operator_pages is None:
         operator_pages = generate()
     out = Path(out).resolve()

@@ -28,7 +28,7 @@ from onnxcraft.core.check.rules import RULES
 from onnxcraft.core.check.scope import Scope
 from onnxcraft.core.check.versions import check_ir_needs, check_ir_version_range, check_opsets
 from onnxcraft.core.versions import min_ir_for_opsets
-from onnxcraft.errors import ValidationError
+from onnxcraft.errors import ArgumentError, ValidationError
 from onnxcraft.ir import Model
 
 __all__ = ["RULES", "check", "check_ir", "required_ir_version"]
@@ -45,6 +45,8 @@ def check(model: Any, *, full_check: bool = False) -> None:
     # Lazy: check_ir works on the IR alone; reading any other model loads protobuf.
     from onnxcraft.io import model_ir  # noqa: PLC0415
 
+    if not isinstance(full_check, bool):
+        raise ArgumentError(f"check: full_check must be a bool, got {full_check!r}")
     ir_model = model_ir(model, what="check: model")
     found = check_ir(ir_model)
     if not found and full_check:
