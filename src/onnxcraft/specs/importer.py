@@ -4,8 +4,9 @@
 
 Structural facts (versions, inputs, outputs, type constraints, attributes and defaults,
 function bodies) are taken from the installed onnx. The project's own prose already in the
-files — each operator's ``summary``, each version's own ``summary`` and ``change`` note, and
-any ``description`` — is kept, so a new ONNX release is one command plus a review of the diff.
+files — each operator's ``summary``, each version's own ``summary``, ``change`` note and
+``examples``, and any ``description``, allowed ``values`` and ``axis`` bound — is kept, so
+a new ONNX release is one command plus a review of the diff.
 Documentation text of onnx is never copied.
 """
 
@@ -139,18 +140,24 @@ def _version(schema: Any, previous: dict[str, Any] | None) -> dict[str, Any]:
     return entry
 
 
+# what the project writes beside each input, output and attribute
+_OWN_FIELDS = ("description", "values", "axis")
+
+
 def _keep_prose(entry: dict[str, Any], previous: dict[str, Any]) -> None:
     """Carry the project's own words over from the existing file."""
     if previous.get("summary"):
         entry["summary"] = previous["summary"]
     if previous.get("change"):
         entry["change"] = previous["change"]
+    if previous.get("examples"):
+        entry["examples"] = previous["examples"]
     for key in ("inputs", "outputs", "attributes", "type_constraints"):
         old = {p["name"]: p for p in previous.get(key, [])}
         for item in entry[key]:
-            description = old.get(item["name"], {}).get("description")
-            if description:
-                item["description"] = description
+            for field in _OWN_FIELDS:
+                if old.get(item["name"], {}).get(field):
+                    item[field] = old[item["name"]][field]
 
 
 def import_specs(out: Path) -> int:

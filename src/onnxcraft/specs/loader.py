@@ -14,7 +14,9 @@ from typing import Any
 
 from onnxcraft.errors import SpecError
 from onnxcraft.specs.model import (
+    AllowedValue,
     AttributeSpec,
+    AxisBound,
     FormalParameter,
     FunctionBody,
     OpSpec,
@@ -61,7 +63,28 @@ def _formal(item: dict[str, Any]) -> FormalParameter:
     )
 
 
-def _version(domain: str, name: str, summary: str, v: dict[str, Any]) -> OpSpec:
+def _attribute(item: dict[str, Any]) -> AttributeSpec:
+    axis = item.get("axis")
+    return AttributeSpec(
+        item["name"],
+        item["type"],
+        item.get("required", False),
+        item.get("default"),
+        item.get("description", ""),
+        tuple(AllowedValue(v["value"], v.get("meaning", "")) for v in item.get("values", [])),
+        None
+        if axis is None
+        else AxisBound(axis["input"], axis.get("rank_plus", 0), axis.get("end_inclusive", False)),
+    )
+
+
+def _version(
+    domain: str,
+    name: str,
+    summary: str,
+    v: dict[str, Any],
+    examples: tuple[tuple[dict[str, Any], ...], int],
+) -> OpSpec:
     return OpSpec(
         domain=domain,
         name=name,
@@ -73,16 +96,7 @@ def _version(domain: str, name: str, summary: str, v: dict[str, Any]) -> OpSpec:
         deterministic=v.get("deterministic", True),
         inputs=tuple(_formal(p) for p in v.get("inputs", [])),
         outputs=tuple(_formal(p) for p in v.get("outputs", [])),
-        attributes=tuple(
-            AttributeSpec(
-                a["name"],
-                a["type"],
-                a.get("required", False),
-                a.get("default"),
-                a.get("description", ""),
-            )
-            for a in v.get("attributes", [])
-        ),
+        attributes=tuple(_attribute(a) for a in v.get("attributes", [])),
         type_constraints=tuple(
             TypeConstraint(t["name"], tuple(t["allowed"]), t.get("description", ""))
             for t in v.get("type_constraints", [])
@@ -98,6 +112,8 @@ def _version(domain: str, name: str, summary: str, v: dict[str, Any]) -> OpSpec:
             for f in v.get("functions", [])
         ),
         context_dependent_function=v.get("context_dependent_function", False),
+        examples=examples[0],
+        examples_since=examples[1],
     )
 
 
@@ -121,8 +137,12 @@ def load_file(path: Path, root: Path) -> tuple[OpSpec, ...]:
         raise SpecError(f"{path}: versions: since_version repeated in {seen}")
     specs = []
     summary = document.get("summary", "")
+    examples: tuple[tuple[dict[str, Any], ...], int] = ((), 0)
     for version in versions:
-        # A version's own summary holds from that version on, until a later one gives its own.
+        # A version's own summary (and examples) hold from that version on, until a later
+        # one gives its own.
         summary = version.get("summary", summary)
-        specs.append(_version(domain, document["name"], summary, version))
+        if "examples" in version:
+            examples = (tuple(version["examples"]), version["since_version"])
+        specs.append(_version(domain, document["name"], summary, version, examples))
     return tuple(specs)
