@@ -524,7 +524,7 @@ def BitShift(
     Y: _rt.VarLike,
     /,
     *,
-    direction: str = _rt.REQUIRED,
+    direction: _Literal["LEFT", "RIGHT"] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
@@ -2500,7 +2500,7 @@ def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Min", 13), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.

@@ -580,7 +580,7 @@ def BitShift(
     Y: _rt.VarLike,
     /,
     *,
-    direction: str = _rt.REQUIRED,
+    direction: _Literal["LEFT", "RIGHT"] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
@@ -3084,7 +3084,7 @@ def Mish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Mish", 18), _OPSET, (X,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.

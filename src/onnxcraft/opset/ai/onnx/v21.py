@@ -623,7 +623,7 @@ def BitShift(
     Y: _rt.VarLike,
     /,
     *,
-    direction: str = _rt.REQUIRED,
+    direction: _Literal["LEFT", "RIGHT"] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
@@ -2008,7 +2008,13 @@ def GatherND(
     return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims}, unknown)
 
 
-def Gelu(X: _rt.VarLike, /, *, approximate: str = "none", **unknown: _Never) -> _Var:
+def Gelu(
+    X: _rt.VarLike,
+    /,
+    *,
+    approximate: _Literal["none", "tanh"] = "none",
+    **unknown: _Never,
+) -> _Var:
     """Gaussian error linear unit x * Phi(x) applied elementwise, either exact (via erf) or
     with the tanh approximation selected by `approximate`.
 
@@ -3327,7 +3333,7 @@ def Mish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Mish", 18), _OPSET, (X,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.

@@ -755,7 +755,7 @@ def BitShift(
     Y: _rt.VarLike,
     /,
     *,
-    direction: str = _rt.REQUIRED,
+    direction: _Literal["LEFT", "RIGHT"] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
@@ -890,7 +890,7 @@ def Cast(
     input: _rt.VarLike,
     /,
     *,
-    round_mode: str = "up",
+    round_mode: _Literal["up", "down", "nearest"] = "up",
     saturate: int = 1,
     to: _rt.DTypeLike = _rt.REQUIRED,
     **unknown: _Never,
@@ -936,7 +936,7 @@ def CastLike(
     target_type: _rt.VarLike,
     /,
     *,
-    round_mode: str = "up",
+    round_mode: _Literal["up", "down", "nearest"] = "up",
     saturate: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -2202,7 +2202,13 @@ def GatherND(
     return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims}, unknown)
 
 
-def Gelu(X: _rt.VarLike, /, *, approximate: str = "none", **unknown: _Never) -> _Var:
+def Gelu(
+    X: _rt.VarLike,
+    /,
+    *,
+    approximate: _Literal["none", "tanh"] = "none",
+    **unknown: _Never,
+) -> _Var:
     """Gaussian error linear unit x * Phi(x) applied elementwise, either exact (via erf) or
     with the tanh approximation selected by `approximate`.
 
@@ -3545,7 +3551,7 @@ def Mish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Mish", 22), _OPSET, (X,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.

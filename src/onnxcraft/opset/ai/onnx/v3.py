@@ -344,7 +344,13 @@ def BatchNormalization(
     return _rt.emit_named(("", "BatchNormalization", 1), _OPSET, (X, scale, B, mean, var,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon, "is_test": is_test, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED, **unknown: _Never) -> _Var:
+def Cast(
+    input: _rt.VarLike,
+    /,
+    *,
+    to: _Literal["FLOAT16", "FLOAT", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL"] = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers numeric
     and bool conversions.
 
