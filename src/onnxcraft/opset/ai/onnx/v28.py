@@ -533,7 +533,7 @@ def Attention(
     kv_num_heads: int | None = None,
     left_window_size: int = -1,
     q_num_heads: int | None = None,
-    qk_matmul_output_mode: int = 0,
+    qk_matmul_output_mode: _Literal[0, 1, 2, 3] = 0,
     right_window_size: int = -1,
     scale: float | None = None,
     softcap: float = 0.0,
@@ -997,7 +997,7 @@ def CausalConvWithState(
     past_state: _rt.VarLike | None = None,
     /,
     *,
-    activation: str = "none",
+    activation: _Literal["none", "silu", "swish"] = "none",
     **unknown: _Never,
 ) -> CausalConvWithStateOutputs:
     """Depthwise causal 1-D convolution over (batch, channels, length) input with a (channels,
@@ -2112,11 +2112,11 @@ def GRU(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     linear_before_reset: int = 0,
     **unknown: _Never,
 ) -> GRUOutputs:
@@ -2932,12 +2932,12 @@ def LSTM(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
@@ -3116,7 +3116,7 @@ def LinearAttention(
     kv_num_heads: int = _rt.REQUIRED,
     q_num_heads: int = _rt.REQUIRED,
     scale: float = 0.0,
-    update_rule: str = "gated_delta",
+    update_rule: _Literal["linear", "gated", "delta", "gated_delta"] = "gated_delta",
     **unknown: _Never,
 ) -> LinearAttentionOutputs:
     """Recurrent linear attention over packed (B, T, heads * dim) query, key and value tensors,
@@ -3772,7 +3772,7 @@ def NegativeLogLikelihoodLoss(
     /,
     *,
     ignore_index: int | None = None,
-    reduction: str = "mean",
+    reduction: _Literal["none", "sum", "mean"] = "mean",
     **unknown: _Never,
 ) -> _Var:
     """Loss from log-probabilities `input` (N, C, ...) and class `target`s: minus the target
@@ -4450,11 +4450,11 @@ def RNN(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] = ("Tanh", "Tanh",),
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] = ("Tanh", "Tanh",),
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
@@ -5939,7 +5939,7 @@ def SoftmaxCrossEntropyLoss(
     /,
     *,
     ignore_index: int | None = None,
-    reduction: str = "mean",
+    reduction: _Literal["none", "sum", "mean"] = "mean",
     **unknown: _Never,
 ) -> SoftmaxCrossEntropyLossOutputs:
     """Cross-entropy between softmax(scores) over the class axis 1 and integer `labels`, with
@@ -6192,7 +6192,7 @@ def StringNormalizer(
     X: _rt.VarLike,
     /,
     *,
-    case_change_action: str = "NONE",
+    case_change_action: _Literal["NONE", "LOWER", "UPPER"] = "NONE",
     is_case_sensitive: int = 0,
     locale: str | None = None,
     stopwords: _Seq[str] | None = None,
@@ -6386,7 +6386,7 @@ def TensorScatter(
     /,
     *,
     axis: int = -2,
-    mode: str = "linear",
+    mode: _Literal["linear", "circular"] = "linear",
     **unknown: _Never,
 ) -> _Var:
     """Writes the `update` tensor into a fixed-size cache along `axis`, starting at each batch
@@ -6425,7 +6425,7 @@ def TfIdfVectorizer(
     max_gram_length: int = _rt.REQUIRED,
     max_skip_count: int = _rt.REQUIRED,
     min_gram_length: int = _rt.REQUIRED,
-    mode: str = _rt.REQUIRED,
+    mode: _Literal["TF", "IDF", "TFIDF"] = _rt.REQUIRED,
     ngram_counts: _Seq[int] = _rt.REQUIRED,
     ngram_indexes: _Seq[int] = _rt.REQUIRED,
     pool_int64s: _Seq[int] | None = None,
