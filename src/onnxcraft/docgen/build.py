@@ -32,6 +32,9 @@ from onnxcraft.specs.registry import SpecRegistry, default_registry
 
 __all__ = ["DOCS_DIR", "coverage_of", "generate", "stale_pages", "write_pages"]
 
+# How many operators' problems a failed build lists.
+_SHOWN = 20
+
 DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "operators"
 
 
@@ -81,16 +84,28 @@ def _reference(
 ) -> dict[str, str]:
     pages: dict[str, str] = {}
     by_domain: dict[str, list[list[OpSpec]]] = {}
+    problems: list[str] = []
     for versions in operators:
         versions.sort(key=lambda s: s.since_version)
         newest = versions[-1]
         module = module_of.get(newest.domain, "op")
-        extras, svg = _extras(versions, module, python_of.get(newest.domain, ""))
+        try:
+            extras, svg = _extras(versions, module, python_of.get(newest.domain, ""))
+        except SpecError as exc:  # every operator's problems are told at once
+            problems.append(str(exc))
+            continue
         steps = conversions(newest.name, newest.domain)
         pages[page_path(newest)] = operator_page(versions, coverage_of, steps, extras)
         if svg:
             pages[plot_path(newest)] = svg
         by_domain.setdefault(newest.domain, []).append(versions)
+    if problems:
+        shown = "\n".join(f"- {problem}" for problem in problems[:_SHOWN])
+        more = f"\n... and {len(problems) - _SHOWN} more" if len(problems) > _SHOWN else ""
+        raise SpecError(
+            f"docgen: the examples of {len(problems)} "
+            f"{'operator fail' if len(problems) == 1 else 'operators fail'}:\n{shown}{more}"
+        )
     pages["README.md"] = index_page(by_domain, coverage_of, source)
     return pages
 

@@ -20,11 +20,14 @@ import numpy as np
 
 from onnxcraft.docgen.values import element_name, value_text
 from onnxcraft.errors import OnnxcraftError, SpecError
+from onnxcraft.numerics import to_float32
 from onnxcraft.specs.model import OpSpec
-from onnxcraft.testing.spec_examples import SpecExample, encode_value, examples_at, same_value
+from onnxcraft.testing.spec_examples import SpecExample, examples_at, same_value
 from onnxcraft.text.api import to_text
 
 __all__ = ["RenderedExample", "render_examples"]
+
+_WIDTH = 88  # a longer call is written one argument a line
 
 
 @dataclass(frozen=True)
@@ -43,15 +46,27 @@ def _identifier(name: str) -> str:
     return cleaned
 
 
+def _array_code(array: np.ndarray) -> str:
+    """A tensor attribute as ``np.array(...)`` (low-precision types: their float32 values,
+    with the type named in a comment)."""
+    name = element_name(array)
+    if array.dtype.names is not None:
+        return f"np.array({to_float32(array).tolist()!r}, np.float32)  # as {name}"
+    if array.dtype == object:
+        return f"np.array({array.tolist()!r}, object)"
+    text = repr(array.tolist()).replace("nan", "np.nan").replace("inf", "np.inf")
+    return f"np.array({text}, np.{name})"
+
+
 def _attribute_code(value: Any) -> str:
     """An attribute's value as the keyword argument of a DSL call."""
     if isinstance(value, np.ndarray):
-        return f"np.array({json.dumps(encode_value(value)['values'])}, np.{element_name(value)})"
+        return _array_code(value)
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, (str, int, list)):
         return json.dumps(value, ensure_ascii=False)
-    return "<graph, above>"  # a body: printed in the ONNX text syntax before the call
+    return ""  # a body: printed in the ONNX text syntax before the call, named as its attribute
 
 
 def _inputs(example: SpecExample) -> tuple[list[str], list[str]]:
@@ -94,17 +109,21 @@ def _output_names(example: SpecExample, got: dict[str, Any]) -> list[tuple[str, 
 
 def _call(example: SpecExample, module: str, arguments: list[str], outputs: list[str]) -> str:
     keywords = [
-        f"{name}={_attribute_code(value)}" for name, value in sorted(example.attributes.items())
+        f"{name}={_attribute_code(value) or name}"
+        for name, value in sorted(example.attributes.items())
     ]
-    call = f"{module}.{example.spec.name}({', '.join(arguments + keywords)})"
-    return f"{', '.join(outputs) or '_'} = {call}"
+    left = f"{', '.join(outputs) or '_'} = {module}.{example.spec.name}("
+    line = f"{left}{', '.join(arguments + keywords)})"
+    if len(line) <= _WIDTH:
+        return line
+    return "\n".join([left, *(f"    {item}," for item in arguments + keywords), ")"])
 
 
 def _bodies(example: SpecExample) -> list[str]:
     lines = []
     for name, value in sorted(example.attributes.items()):
         if not isinstance(value, (np.ndarray, str, int, float, list)):
-            lines += [f"{name}: a graph", to_text(value), ""]
+            lines += [f"{name}: a graph", to_text(value).rstrip(), ""]
     return lines
 
 
@@ -113,6 +132,8 @@ def _evaluate(example: SpecExample) -> dict[str, Any]:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
             got = example.evaluate()
+    except SpecError as exc:  # it names the example already
+        raise SpecError(f"docs: {exc}") from exc
     except OnnxcraftError as exc:
         raise SpecError(f"docs: {example.where}: the evaluator refused it: {exc}") from exc
     variadic = {p.name for p in example.spec.outputs if p.option == "variadic"}

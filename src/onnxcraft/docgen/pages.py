@@ -104,18 +104,25 @@ def _value_tables(attributes: Iterable[AttributeSpec]) -> list[str]:
     return lines
 
 
-def _examples_section(spec: OpSpec, extras: PageExtras) -> list[str]:
+def _examples_section(spec: OpSpec, extras: PageExtras, shown_at: int) -> list[str]:
+    """The examples in force at ``spec``, printed once on the page: under the newest version
+    they cover (read first); the other versions they cover point there. Every version's
+    examples were run when the reference was built."""
     if not spec.examples:
         return []
-    if spec.examples_since != spec.since_version:
+    since = spec.examples_since
+    if spec.since_version != shown_at:
         return [
-            f"The examples of [version {spec.examples_since}](#version-{spec.examples_since}) "
-            "hold at this version too (checked when the reference is built).",
+            f"The examples in force here (written for version {since}) are shown under "
+            f"[version {shown_at}](#version-{shown_at}); they give the same outputs at this "
+            "version.",
             "",
         ]
-    rendered = extras.examples.get(spec.since_version, ())
-    lines = ["Examples:", ""]
-    for example in rendered:
+    if since == spec.since_version:
+        lines = ["Examples:", ""]
+    else:
+        lines = [f"Examples (written for version {since}, they hold from there to here):", ""]
+    for example in extras.examples.get(spec.since_version, ()):
         lines += [f"**{example.title.strip()}**", ""]
         if not example.evaluated:
             lines += [
@@ -136,7 +143,7 @@ def _default_text(attribute: AttributeSpec) -> str:
 
 
 def _version_section(
-    spec: OpSpec, before: OpSpec | None, coverage: Coverage, extras: PageExtras
+    spec: OpSpec, before: OpSpec | None, coverage: Coverage, extras: PageExtras, shown_at: int
 ) -> list[str]:
     label = domain_label(spec.domain)
     lines = [f"## Version {spec.since_version}", ""]
@@ -185,7 +192,7 @@ def _version_section(
         ]
     elif spec.context_dependent_function:
         lines += ["Defined by a function body that depends on the input types.", ""]
-    return lines + _examples_section(spec, extras)
+    return lines + _examples_section(spec, extras, shown_at)
 
 
 def operator_page(
@@ -232,8 +239,16 @@ def operator_page(
     previous: dict[int, OpSpec | None] = {
         spec.since_version: (versions[i - 1] if i else None) for i, spec in enumerate(versions)
     }
+    # examples are printed under the newest version they cover
+    shown_at = {spec.examples_since: spec.since_version for spec in versions}
     for spec in reversed(versions):
-        lines += _version_section(spec, previous[spec.since_version], coverage(spec), extras)
+        lines += _version_section(
+            spec,
+            previous[spec.since_version],
+            coverage(spec),
+            extras,
+            shown_at[spec.examples_since],
+        )
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -42,10 +42,9 @@ def _texts(item: Any) -> Any:
 
 
 def _tensor_text(array: np.ndarray) -> str:
-    header = f"{element_name(array)} {tuple(array.shape)}"
     if array.ndim == 0:
-        return f"{header} scalar: {_elements(array)}"
-    return f"{header}\n{_elements(array)}"
+        return f"{element_name(array)} scalar: {_elements(array)}"
+    return f"{element_name(array)} {tuple(array.shape)}\n{_elements(array)}"
 
 
 def value_text(value: Any) -> str:
@@ -55,7 +54,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, list):
         if not value:
             return "an empty sequence"
-        items = "\n".join(f"[{i}] {_tensor_text(np.asarray(v))}" for i, v in enumerate(value))
+        items = "\n".join(f"[{i}] {value_text(v)}" for i, v in enumerate(value))
         return f"a sequence of {len(value)}:\n{items}"
     if isinstance(value, dict):
         pairs = ", ".join(f"{k!r}: {_elements(np.asarray(v))}" for k, v in value.items())
