@@ -139,3 +139,13 @@ def test_each_version_states_its_computed_changes() -> None:
     assert "- attributes `max`, `min` removed" in v11
     assert "- inputs `min` (optional), `max` (optional) added" in v11
     assert "Compared with" not in page.split("## Version 1\n", 1)[1]
+
+
+def test_plain_text_stays_plain_in_markdown() -> None:
+    relu = specs.get("Relu", "", 14)
+    text = "Shaped [d, 3*h, 6*h] where i<j; `a*b` stays code."
+    described = dataclasses.replace(
+        relu, inputs=(dataclasses.replace(relu.inputs[0], description=text),)
+    )
+    page = _page([described])
+    assert "Shaped [d, 3\\*h, 6\\*h] where i&lt;j; `a*b` stays code." in page

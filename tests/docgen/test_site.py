@@ -37,7 +37,8 @@ def test_every_guide_page_and_operator_page_is_built(site: Path) -> None:
 def test_no_internal_link_is_broken(site: Path) -> None:
     broken = []
     for page in site.rglob("*.html"):
-        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+        # links, and the pictures (plots) and scripts a page loads
+        for href in re.findall(r'(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8")):
             parts = urlsplit(href)
             if parts.scheme or parts.netloc or not parts.path:
                 continue  # another site, or an anchor of the same page

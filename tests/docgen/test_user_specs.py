@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+import onnxcraft as oc
 from onnxcraft import docgen
 from onnxcraft.docgen.__main__ import main
+from onnxcraft.errors import SpecError
 from onnxcraft.specs.registry import default_registry
 from onnxcraft.testing.spec_examples import record_file
 
@@ -209,3 +211,30 @@ def test_bad_arguments_are_reported(
     with pytest.raises(SystemExit):
         main(["--specs", str(folder / "my_specs")])
     assert "--specs needs --out" in capsys.readouterr().err
+
+
+def test_every_failing_example_is_reported_at_once(folder: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken_specs" / "com.example.broken"
+    broken.mkdir(parents=True)
+    for name in ("Relu1", "Relu2"):
+        spec = json.loads((folder / "my_specs" / DOMAIN / "ScaledTanh.json").read_text())
+        spec["domain"], spec["name"] = "com.example.broken", name
+        spec["versions"][0]["examples"][0]["outputs"] = {
+            "Y": {"dtype": "float32", "values": [0.0, 0.0, 0.0, 0.0, 0.0]}
+        }
+        (broken / f"{name}.json").write_text(json.dumps(spec))
+
+    def kernel(x: Any, *, alpha: float = 1.0, shape: str = "smooth") -> Any:
+        return (x * 0 + 1).astype(x.dtype)  # never the recorded zeros
+
+    for name in ("Relu1", "Relu2"):
+        oc.register_kernel("com.example.broken", name, 1, kernel)
+    try:
+        with pytest.raises(SpecError, match="the examples of 2 operators fail") as caught:
+            docgen.generate(broken.parent)
+        message = str(caught.value)
+        assert "com.example.broken::Relu1-1 example 1" in message
+        assert "com.example.broken::Relu2-1 example 1" in message
+        assert "but the spec records" in message
+    finally:
+        default_registry().remove_folder(broken.parent)

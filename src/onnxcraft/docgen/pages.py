@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -70,13 +71,23 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _prose(text: str) -> str:
+    """A spec's plain text as Markdown that shows it as written: outside `code spans`,
+    ``*`` (``3*hidden_size``) would start emphasis and ``<`` an HTML tag."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(
+        part if part.startswith("`") else part.replace("*", "\\*").replace("<", "&lt;")
+        for part in parts
+    )
+
+
 def _formal_rows(params: Iterable[FormalParameter]) -> list[str]:
     rows = ["| name | type | kind | description |", "| --- | --- | --- | --- |"]
     for p in params:
         kind = p.option
         if p.option == "variadic":
             kind += f" (at least {p.min_arity}{'' if p.homogeneous else ', mixed types'})"
-        rows.append(f"| `{p.name}` | `{p.type_str}` | {kind} | {_cell(p.description)} |")
+        rows.append(f"| `{p.name}` | `{p.type_str}` | {kind} | {_cell(_prose(p.description))} |")
     return rows
 
 
@@ -88,7 +99,9 @@ def _attribute_rows(attributes: Iterable[AttributeSpec]) -> list[str]:
             text = f"{text} Range: {a.axis.describe()}.".strip()
         if a.values:
             text = f"{text} One of the values below.".strip()
-        rows.append(f"| `{a.name}` | {a.type} | {_cell(_default_text(a))} | {_cell(text)} |")
+        rows.append(
+            f"| `{a.name}` | {a.type} | {_cell(_default_text(a))} | {_cell(_prose(text))} |"
+        )
     return rows
 
 
@@ -99,7 +112,7 @@ def _value_tables(attributes: Iterable[AttributeSpec]) -> list[str]:
             continue
         each = " (each element)" if a.type.endswith("S") or a.type == "TENSOR" else ""
         lines += [f"Values of `{a.name}`{each}:", "", "| value | meaning |", "| --- | --- |"]
-        lines += [f"| `{v.value!r}` | {_cell(v.meaning)} |" for v in a.values]
+        lines += [f"| `{v.value!r}` | {_cell(_prose(v.meaning))} |" for v in a.values]
         lines.append("")
     return lines
 
@@ -123,7 +136,7 @@ def _examples_section(spec: OpSpec, extras: PageExtras, shown_at: int) -> list[s
     else:
         lines = [f"Examples (written for version {since}, they hold from there to here):", ""]
     for example in extras.examples.get(spec.since_version, ()):
-        lines += [f"**{example.title.strip()}**", ""]
+        lines += [f"**{_prose(example.title.strip())}**", ""]
         if not example.evaluated:
             lines += [
                 "Not evaluated: no kernel is registered for this operator, so the outputs "
