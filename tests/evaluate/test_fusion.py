@@ -64,7 +64,7 @@ def test_fused_within_rounding_of_as_written(
     rng = np.random.default_rng(seed)
     x, _, y = _conv_bn(rng, group=group, stride=stride, pad=pad, bias=bias, dtype=dtype)
     model = oc.build([x], {"Y": op.Relu(y)})
-    assert _steps(model) == ["Conv", "Relu"]
+    assert _steps(model) == ["Conv"]  # the statistics folded, the Relu clamping in place
     assert _steps(model, fuse=False) == ["Conv", "BatchNormalization", "Relu"]
     feed = rng.standard_normal((2, 2 * group, 9, 9)).astype(dtype)
     fused = oc.evaluate(model, {"X": feed})["Y"]
@@ -128,3 +128,58 @@ def test_fuse_must_be_a_bool() -> None:
     x, _, y = _conv_bn(rng)
     with pytest.raises(EvaluationError, match="fuse must be True or False, got 'no'"):
         oc.Evaluator(oc.build([x], {"Y": y}), fuse="no")  # type: ignore[arg-type]
+
+
+# -- Relu clamping the array of the node before it, in place --------------------------------------
+
+
+def test_relu_after_a_fresh_array_is_merged_and_exact() -> None:
+    rng = np.random.default_rng(7)
+    x = oc.arg("X", np.float32, (2, 2, 9, 9))
+    conv = op.Conv(x, rng.standard_normal((6, 2, 3, 3)).astype(np.float32), pads=(1,) * 4)
+    shifted = op.Add(conv, rng.standard_normal((6, 1, 1)).astype(np.float32))
+    model = oc.build(
+        [x], {"Y": op.Relu(op.Conv(op.Relu(shifted), np.ones((3, 6, 1, 1), np.float32)))}
+    )
+    assert _steps(model) == ["Conv", "Add", "Conv"]
+    feed = rng.standard_normal((2, 2, 9, 9)).astype(np.float32)
+    fused = oc.evaluate(model, {"X": feed})["Y"]
+    written = oc.evaluate(model, {"X": feed}, fuse=False)["Y"]
+    np.testing.assert_array_equal(fused, written)  # the same values, bit for bit
+    assert (fused >= 0).all()
+
+
+def test_relu_after_a_view_or_a_shared_value_is_not_merged() -> None:
+    rng = np.random.default_rng(8)
+    x = oc.arg("X", np.float32, (2, 6))
+    weight = rng.standard_normal((6, 6)).astype(np.float32)
+    product = op.MatMul(x, weight)
+    # Reshape and Identity may hand back their input's memory: never clamped in place
+    assert _steps(oc.build([x], {"Y": op.Relu(op.Reshape(product, np.array([12])))})) == [
+        "MatMul",
+        "Reshape",
+        "Relu",
+    ]
+    assert "Relu" in _steps(oc.build([x], {"Y": op.Relu(op.Identity(x))}))
+    # a value read twice, or an output of the graph, keeps its own array
+    assert "Relu" in _steps(oc.build([x], {"Y": op.Add(op.Relu(product), product)}))
+    assert "Relu" in _steps(oc.build([x], {"Y": op.Relu(product), "P": product}))
+    feed = rng.standard_normal((2, 6)).astype(np.float32)
+    kept = feed.copy()
+    outputs = oc.evaluate(oc.build([x], {"Y": op.Relu(op.Identity(x))}), {"X": feed})
+    np.testing.assert_array_equal(feed, kept)  # the caller's array is untouched
+    np.testing.assert_array_equal(outputs["Y"], np.maximum(kept, 0))
+
+
+def test_relu_merge_keeps_integer_and_low_precision_results() -> None:
+    x = oc.arg("X", np.int32, (5,))
+    model = oc.build([x], {"Y": op.Relu(op.Add(x, np.int32(-2)))})
+    assert _steps(model) == ["Add"]
+    got = oc.evaluate(model, {"X": np.arange(5, dtype=np.int32)})["Y"]
+    assert got.dtype == np.int32 and list(got) == [0, 0, 0, 1, 2]
+    h = oc.arg("H", np.float16, (4,))
+    half = oc.build([h], {"Y": op.Relu(op.Mul(h, np.float16(-1.5)))})
+    feed = np.array([1, -2, 0.5, -0.25], np.float16)
+    np.testing.assert_array_equal(
+        oc.evaluate(half, {"H": feed})["Y"], oc.evaluate(half, {"H": feed}, fuse=False)["Y"]
+    )
