@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
+from onnxcraft import ops
 from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.opset.ai.onnx import v21 as op
 
 # Folding rounds the weights instead of the Conv's sums: the outputs may move by float32
@@ -183,3 +185,28 @@ def test_relu_merge_keeps_integer_and_low_precision_results() -> None:
     np.testing.assert_array_equal(
         oc.evaluate(half, {"H": feed})["Y"], oc.evaluate(half, {"H": feed}, fuse=False)["Y"]
     )
+
+
+def test_relu_after_a_kernel_of_the_callers_registry_is_not_merged() -> None:
+    """A kernel of one's own may hand back its input (here Mul by one): the Relu after it
+    must not clamp the caller's array."""
+    registry = KernelRegistry()
+    ops.load("kernels", registry)
+    own = KernelRegistry()
+    for key in registry:
+        entry = registry.lookup(*key)
+        assert entry is not None
+        fn = entry.fn
+        if entry.op_type == "Mul":
+
+            def fn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+                return a if np.all(b == 1) else np.multiply(a, b)
+
+        own.add(entry.op_type, fn, since=key[2], domain=entry.domain, context=entry.context)
+    x = oc.arg("X", np.float32, (4,))
+    model = oc.build([x], {"Y": op.Relu(op.Mul(x, np.float32(1)))})
+    evaluator = oc.Evaluator(model, kernels=own)
+    assert [step.node.op_type for step in evaluator._plan.steps] == ["Mul", "Relu"]
+    feed = np.array([1, -2, 3, -4], np.float32)
+    np.testing.assert_array_equal(evaluator.run({"X": feed})["Y"], [1, 0, 3, 0])
+    np.testing.assert_array_equal(feed, [1, -2, 3, -4])  # the caller's array is untouched

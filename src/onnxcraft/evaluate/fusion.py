@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.ops.kernel_api import Step, SubgraphRef
 from onnxcraft.ops.normalization.folding import fold_batch_norm, is_inference_batch_norm
 
@@ -113,6 +114,8 @@ def _merge_relus(steps: list[Step], kept: set[str]) -> list[Step]:
         first = steps[source]
         if first.node.op_type not in _FRESH_OUTPUT or not _is_standard(first, first.node.op_type):
             continue
+        if not _library_kernel(first):
+            continue  # a kernel of the caller's own registry may return a view of its input
         if len(first.outputs) != 1 or step.fn is None or first.fn is None:
             continue
         replaced[source] = replace(
@@ -150,6 +153,14 @@ def _is_standard(step: Step, op_type: str) -> bool:
         and step.fn is not None
         and step.function_plan is None
     )
+
+
+def _library_kernel(step: Step) -> bool:
+    """Whether the step runs onnxcraft's own kernel for its operator (whose output is known to
+    be a new array), not one from a registry the caller passed."""
+    node = step.node
+    entry = default_registry().lookup(node.domain, node.op_type, step.since_version)
+    return entry is not None and entry.fn is step.fn
 
 
 def _producers(steps: list[Step]) -> dict[str, int]:
