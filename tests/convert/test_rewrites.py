@@ -1,0 +1,114 @@
+"""Operators that exist only in newer opsets, written out for the node's own types and
+attributes, and the steps whose meaning changed between versions: each model converted down
+(and back up where the step goes both ways) evaluates to the original's outputs, and
+onnxruntime (the oracle) runs the downgraded models within its opset range to the same."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import onnxcraft as oc
+from onnxcraft.opset.ai.onnx import v13
+
+RNG = np.random.default_rng(7)
+ORT_NEWEST = 21  # the newest opset the test machine's onnxruntime runs
+
+
+def _ort_outputs(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, feeds)))
+
+
+def assert_converts(
+    model: Any,
+    feeds: dict[str, np.ndarray],
+    targets: tuple[int, ...],
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-7,
+    ort: bool = True,
+) -> None:
+    """Each target: checked, same outputs as the original (evaluator and onnxruntime)."""
+    expected = oc.evaluate(model, feeds)
+    for target in targets:
+        down = oc.convert_version(model, target)
+        oc.check(down)
+        assert down.opset_import[0].version == target
+        got = oc.evaluate(down, feeds)
+        for name, value in expected.items():
+            assert got[name].dtype == value.dtype, (name, target)
+            np.testing.assert_allclose(
+                got[name], value, rtol=rtol, atol=atol, err_msg=f"{name} @ {target}"
+            )
+        if ort and target <= ORT_NEWEST:
+            ran = _ort_outputs(down, feeds)
+            assert ran is not None
+            for name, value in expected.items():
+                np.testing.assert_allclose(
+                    ran[name], value, rtol=max(rtol, 1e-5), atol=max(atol, 1e-6),
+                    err_msg=f"onnxruntime {name} @ {target}",
+                )  # fmt: skip
+
+
+# -- losses (12) -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_negative_log_likelihood_loss_below_12(reduction: str, weighted: bool) -> None:
+    x = oc.arg("X", np.float32, (3, 5, 2, 2))
+    target = oc.arg("T", np.int64, (3, 2, 2))
+    weight = np.linspace(0.2, 1.8, 5).astype(np.float32) if weighted else None
+    loss = v13.NegativeLogLikelihoodLoss(x, target, weight, ignore_index=4, reduction=reduction)
+    model = oc.build([x, target], {"L": loss})
+    feeds = {
+        "X": RNG.standard_normal((3, 5, 2, 2)).astype(np.float32),
+        "T": RNG.integers(0, 5, (3, 2, 2)).astype(np.int64),
+    }
+    assert_converts(model, feeds, (7, 9, 11, 12))
+
+
+def test_softmax_cross_entropy_loss_below_12() -> None:
+    scores = oc.arg("S", np.float32, (2, 4, 3))
+    labels = oc.arg("L", np.int32, (2, 3))
+    loss, log_prob = v13.SoftmaxCrossEntropyLoss(
+        scores, labels, np.array([1.0, 0.5, 2.0, 1.5], np.float32), ignore_index=-1
+    )
+    model = oc.build([scores, labels], {"loss": loss, "log_prob": log_prob})
+    feeds = {
+        "S": RNG.standard_normal((2, 4, 3)).astype(np.float32),
+        "L": np.array([[0, 3, -1], [2, -1, 1]], np.int32),
+    }
+    assert_converts(model, feeds, (7, 10, 11, 12))
+
+
+def test_softmax_cross_entropy_loss_float16_computed_in_float() -> None:
+    scores = oc.arg("S", np.float16, (4, 3))
+    labels = oc.arg("L", np.int64, (4,))
+    model = oc.build([scores, labels], {"loss": v13.SoftmaxCrossEntropyLoss(scores, labels)[0]})
+    feeds = {
+        "S": RNG.standard_normal((4, 3)).astype(np.float16),
+        "L": np.array([0, 2, 1, 2], np.int64),
+    }
+    assert_converts(model, feeds, (9, 11), rtol=1e-3, atol=1e-3)
+
+
+def test_loss_with_unknown_shape_refused() -> None:
+    x = oc.arg("X", np.float32, ("N", 5))
+    target = oc.arg("T", np.int64, ("N",))
+    model = oc.build([x, target], {"L": v13.NegativeLogLikelihoodLoss(x, target)})
+    with pytest.raises(oc.VersionConversionError, match="shape of input must be known"):
+        oc.convert_version(model, 11)
