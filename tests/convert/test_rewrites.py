@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.opset.ai.onnx import v13
+from onnxcraft.opset.ai.onnx import v13, v23, v25
 
 RNG = np.random.default_rng(7)
 ORT_NEWEST = 21  # the newest opset the test machine's onnxruntime runs
@@ -112,3 +112,70 @@ def test_loss_with_unknown_shape_refused() -> None:
     model = oc.build([x, target], {"L": v13.NegativeLogLikelihoodLoss(x, target)})
     with pytest.raises(oc.VersionConversionError, match="shape of input must be known"):
         oc.convert_version(model, 11)
+
+
+# -- Attention (23, 24, 25) ------------------------------------------------------------------
+
+
+def _floats(*shape: int, dtype: Any = np.float32) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def test_attention_3d_grouped_heads_with_past_mask_softcap_below_23() -> None:
+    q = oc.arg("Q", np.float32, (2, 3, 8))
+    k = oc.arg("K", np.float32, (2, 3, 4))
+    v = oc.arg("V", np.float32, (2, 3, 6))
+    mask = oc.arg("M", np.bool_, (3, 4))
+    past_k = oc.arg("PK", np.float32, (2, 2, 1, 2))
+    past_v = oc.arg("PV", np.float32, (2, 2, 1, 3))
+    y, present_k, present_v, qk = v23.Attention(
+        q, k, v, mask, past_k, past_v, q_num_heads=4, kv_num_heads=2, softcap=2.5,
+        qk_matmul_output_mode=2, scale=0.3,
+    )  # fmt: skip
+    model = oc.build(
+        [q, k, v, mask, past_k, past_v], {"Y": y, "PK2": present_k, "PV2": present_v, "QK": qk}
+    )
+    feeds = {
+        "Q": _floats(2, 3, 8), "K": _floats(2, 3, 4), "V": _floats(2, 3, 6),
+        "M": np.array([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1]], bool),  # a row fully masked
+        "PK": _floats(2, 2, 1, 2), "PV": _floats(2, 2, 1, 3),
+    }  # fmt: skip
+    # onnxruntime's Attention-free opsets run the written-out form; the fully masked row
+    # gives zeros in both
+    assert_converts(model, feeds, (13, 18, 21, 22), rtol=1e-5, atol=1e-6)
+
+
+def test_attention_4d_causal_float16_softmax_precision_below_23() -> None:
+    q = oc.arg("Q", np.float16, (1, 2, 3, 4))
+    k = oc.arg("K", np.float16, (1, 2, 5, 4))
+    v = oc.arg("V", np.float16, (1, 2, 5, 4))
+    y, *_ = v23.Attention(q, k, v, is_causal=1, softmax_precision=1)
+    model = oc.build([q, k, v], {"Y": y})
+    feeds = {
+        "Q": _floats(1, 2, 3, 4, dtype=np.float16),
+        "K": _floats(1, 2, 5, 4, dtype=np.float16),
+        "V": _floats(1, 2, 5, 4, dtype=np.float16),
+    }
+    assert_converts(model, feeds, (13, 21), rtol=2e-3, atol=2e-3)
+
+
+def test_attention_padding_and_windows_written_out() -> None:
+    q = oc.arg("Q", np.float32, (2, 2, 2, 4))
+    k = oc.arg("K", np.float32, (2, 2, 5, 4))
+    v = oc.arg("V", np.float32, (2, 2, 5, 4))
+    lengths = oc.arg("L", np.int64, (2,))
+    padded = v25.Attention(q, k, v, None, None, None, lengths, is_causal=1, left_window_size=1)[0]
+    windowed = v25.Attention(q, k, v, right_window_size=1, left_window_size=0)[0]
+    model = oc.build([q, k, v, lengths], {"P": padded, "W": windowed})
+    feeds = {
+        "Q": _floats(2, 2, 2, 4), "K": _floats(2, 2, 5, 4), "V": _floats(2, 2, 5, 4),
+        "L": np.array([5, 3], np.int64),
+    }  # fmt: skip
+    assert_converts(model, feeds, (24, 23, 21, 13), rtol=1e-5, atol=1e-6)
+
+
+def test_attention_with_dynamic_shapes_refused() -> None:
+    q = oc.arg("Q", np.float32, ("B", 2, 3, 4))
+    model = oc.build([q], {"Y": v23.Attention(q, q, q)[0]})
+    with pytest.raises(oc.VersionConversionError, match="shape of Q must be static"):
+        oc.convert_version(model, 21)
