@@ -40,8 +40,10 @@ def assert_converts(
     rtol: float = 1e-6,
     atol: float = 1e-7,
     ort: bool = True,
+    ort_tolerance: float = 1e-5,
 ) -> None:
-    """Each target: checked, same outputs as the original (evaluator and onnxruntime)."""
+    """Each target: checked, same outputs as the original (evaluator and onnxruntime, which
+    rounds float16 arithmetic its own way: ``ort_tolerance``)."""
     expected = oc.evaluate(model, feeds)
     for target in targets:
         down = oc.convert_version(model, target)
@@ -58,7 +60,7 @@ def assert_converts(
             assert ran is not None
             for name, value in expected.items():
                 np.testing.assert_allclose(
-                    ran[name], value, rtol=max(rtol, 1e-5), atol=max(atol, 1e-6),
+                    ran[name], value, rtol=max(rtol, ort_tolerance), atol=max(atol, ort_tolerance),
                     err_msg=f"onnxruntime {name} @ {target}",
                 )  # fmt: skip
 
@@ -179,3 +181,35 @@ def test_attention_with_dynamic_shapes_refused() -> None:
     model = oc.build([q], {"Y": v23.Attention(q, q, q)[0]})
     with pytest.raises(oc.VersionConversionError, match="shape of Q must be static"):
         oc.convert_version(model, 21)
+
+
+# -- RotaryEmbedding (23) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+def test_rotary_embedding_3d_with_positions_below_23(interleaved: int) -> None:
+    x = oc.arg("X", np.float32, (2, 3, 12))
+    positions = oc.arg("P", np.int64, (2, 3))
+    cos = np.cos(np.arange(16, dtype=np.float32).reshape(8, 2) / 3)
+    sin = np.sin(np.arange(16, dtype=np.float32).reshape(8, 2) / 3)
+    y = v23.RotaryEmbedding(
+        x, cos, sin, positions, num_heads=2, rotary_embedding_dim=4, interleaved=interleaved
+    )
+    model = oc.build([x, positions], {"Y": y})
+    feeds = {"X": _floats(2, 3, 12), "P": np.array([[0, 1, 2], [5, 6, 7]], np.int64)}
+    assert_converts(model, feeds, (11, 13, 21, 22), rtol=0, atol=0)
+
+
+def test_rotary_embedding_4d_float16_cache_per_batch() -> None:
+    x = oc.arg("X", np.float16, (2, 2, 3, 4))
+    cos = oc.arg("C", np.float16, (2, 3, 2))
+    sin = oc.arg("S", np.float16, (2, 3, 2))
+    model = oc.build([x, cos, sin], {"Y": v23.RotaryEmbedding(x, cos, sin, interleaved=1)})
+    angles = RNG.uniform(0, 3, (2, 3, 2))
+    feeds = {
+        "X": _floats(2, 2, 3, 4, dtype=np.float16),
+        "C": np.cos(angles).astype(np.float16),
+        "S": np.sin(angles).astype(np.float16),
+    }
+    # bit for bit in onnxcraft; onnxruntime rounds float16 products differently (2 ulps)
+    assert_converts(model, feeds, (7, 13, 21), rtol=0, atol=0, ort_tolerance=2e-3)
