@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.opset.ai.onnx import v13, v23, v25
+from onnxcraft.opset.ai.onnx import v9, v13, v21, v23, v25
 
 RNG = np.random.default_rng(7)
 ORT_NEWEST = 21  # the newest opset the test machine's onnxruntime runs
@@ -213,3 +213,76 @@ def test_rotary_embedding_4d_float16_cache_per_batch() -> None:
     }
     # bit for bit in onnxcraft; onnxruntime rounds float16 products differently (2 ulps)
     assert_converts(model, feeds, (7, 13, 21), rtol=0, atol=0, ort_tolerance=2e-3)
+
+
+# -- changes of meaning: OneHot 9 <-> 11, PRelu 6 <-> 7, GroupNormalization 18 <-> 21 ----------
+
+
+def test_one_hot_negative_indices_counted_from_the_end_at_9() -> None:
+    indices = oc.arg("I", np.int64, (2, 3))
+    y = v13.OneHot(indices, np.array([4], np.int64), np.array([0.5, 2.0], np.float32), axis=-2)
+    model = oc.build([indices], {"Y": y})
+    # -1 and -4 count from the end at 11; -5 and 4 are outside [-4, 3]: all off_value
+    feeds = {"I": np.array([[0, -1, 3], [-4, -5, 4]], np.int64)}
+    expected = oc.evaluate(model, feeds)["Y"]
+    assert expected[1, :, 1].tolist() == [0.5] * 4 and expected[0, 3, 1] == 2.0
+    assert_converts(model, feeds, (9, 10))
+    down = oc.convert_version(model, 9)
+    one_hot = next(n for n in down.graph.node if n.op_type == "OneHot")
+    assert [a.i for a in one_hot.attribute if a.name == "axis"] == [1]
+
+
+def test_one_hot_up_from_9_keeps_the_node() -> None:
+    indices = oc.arg("I", np.float32, (3,))
+    model = oc.build(
+        [indices], {"Y": v9.OneHot(indices, np.array(3.0, np.float32), np.array([0, 1], np.int32))}
+    )  # noqa: E501
+    up = oc.convert_version(model, 13)
+    assert [n.op_type for n in up.graph.node] == ["OneHot"]
+    # onnxruntime has no OneHot kernel for float indices with int32 values
+    assert_converts(model, {"I": np.array([0.0, 2.5, 1.0], np.float32)}, (11, 13), ort=False)
+
+
+def test_prelu_slope_broadcast_between_6_and_7() -> None:
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    model = oc.build([x], {"Y": v13.PRelu(x, np.array([[0.1], [0.2], [0.3]], np.float32))})
+    feeds = {"X": _floats(2, 3, 4)}
+    assert_converts(model, feeds, (7, 9), rtol=0, atol=0)
+    down = oc.convert_version(model, 6)
+    oc.check(down)
+    slope = next(t for t in down.graph.initializer if t.name == down.graph.node[0].input[1])
+    assert list(slope.dims) == [2, 3, 4]  # version 6: X's shape
+    np.testing.assert_array_equal(oc.evaluate(down, feeds)["Y"], oc.evaluate(model, feeds)["Y"])
+    np.testing.assert_array_equal(
+        oc.evaluate(oc.convert_version(down, 13), feeds)["Y"], oc.evaluate(model, feeds)["Y"]
+    )
+    slope_in = oc.arg("S", np.float32, (3, 1))
+    dynamic = oc.build([x, slope_in], {"Y": v13.PRelu(x, slope_in)})
+    with pytest.raises(oc.VersionConversionError, match="version 6 does not"):
+        oc.convert_version(dynamic, 6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_group_normalization_per_channel_below_21(dtype: Any) -> None:
+    x = oc.arg("X", dtype, (2, 4, 3))
+    scale = np.array([0.5, 1.5, -1.0, 2.0], dtype)
+    bias = np.array([0.0, 0.25, -0.5, 1.0], dtype)
+    model = oc.build([x], {"Y": v21.GroupNormalization(x, scale, bias, num_groups=2)})
+    feeds = {"X": _floats(2, 4, 3, dtype=dtype)}
+    tolerance = 1e-6 if dtype == np.float32 else 1e-3
+    assert_converts(model, feeds, (7, 13, 18), rtol=tolerance, atol=tolerance, ort_tolerance=1e-3)
+
+
+def test_group_normalization_18_below_18() -> None:
+    helper = pytest.importorskip("onnx.helper")
+    onnx = pytest.importorskip("onnx")
+    node = helper.make_node("GroupNormalization", ["X", "scale", "bias"], ["Y"], num_groups=2)
+    graph = helper.make_graph(
+        [node], "gn18",
+        [helper.make_tensor_value_info("X", onnx.TensorProto.FLOAT, [2, 4, 2, 2])],
+        [helper.make_tensor_value_info("Y", onnx.TensorProto.FLOAT, [2, 4, 2, 2])],
+        [helper.make_tensor("scale", onnx.TensorProto.FLOAT, [2], [2.0, -1.0]),
+         helper.make_tensor("bias", onnx.TensorProto.FLOAT, [2], [0.5, 0.0])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert_converts(model, {"X": _floats(2, 4, 2, 2)}, (9, 13, 17), rtol=1e-6, atol=1e-6)

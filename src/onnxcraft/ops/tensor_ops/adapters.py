@@ -1,4 +1,5 @@
-"""Version adapters of Pad (pads and value between attributes and inputs, new modes)."""
+"""Version adapters of Pad (pads and value between attributes and inputs, new modes), Compress
+(negative axis) and OneHot (negative indices: all off at 9, counted from the end at 11)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,42 @@ def _pad_axes_down(ctx: AdapterContext) -> None:
     ctx.set_input(1, ctx.add_constant(full, "pad_pads"))
 
 
+def _known_nonnegative(ctx: AdapterContext, name: str) -> bool:
+    value = ctx.constant(name)
+    return value is not None and bool(np.all(np.asarray(value).astype(np.int64) >= 0))
+
+
+def _one_hot_up(ctx: AdapterContext) -> None:
+    """9 -> 11: version 9 requires non-negative indices (its text also calls indices outside
+    [0, depth) all off_value); for those, 11 computes the same. Nothing to rewrite."""
+    del ctx
+
+
+def _one_hot_down(ctx: AdapterContext) -> None:
+    """11 -> 9: indices in [-depth, -1] count from the end at 11, and version 9 requires
+    non-negative ones: depth is added to negative indices (after the cast to int64 both
+    versions make), and those still negative (below -depth, all off_value at 11) become depth
+    (all off_value at 9). A negative axis is made non-negative from the indices' rank + 1."""
+    nonnegative_axes("axis", extra_rank=1)(ctx)
+    indices, depth = ctx.input(0), ctx.input(1)
+    if _known_nonnegative(ctx, indices):
+        return
+    (whole,) = ctx.emit("Cast", [indices], 1, {"to": ("INT", 7)}, opset=13)
+    (count,) = ctx.emit("Cast", [depth], 1, {"to": ("INT", 7)}, opset=13)
+    scalar = ctx.add_constant(np.asarray([], np.int64), "onehot_scalar")
+    (count,) = ctx.emit("Reshape", [count, scalar], 1, opset=13)
+    zero = ctx.add_constant(np.asarray(0, np.int64), "onehot_zero")
+    (negative,) = ctx.emit("Less", [whole, zero], 1, opset=13)
+    (shifted,) = ctx.emit("Add", [whole, count], 1, opset=14)
+    (wrapped,) = ctx.emit("Where", [negative, shifted, whole], 1, opset=16)
+    (below,) = ctx.emit("Less", [wrapped, zero], 1, opset=13)
+    (kept,) = ctx.emit("Where", [below, count, wrapped], 1, opset=16)
+    ctx.set_input(0, kept)
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("OneHot", 9, 11, _one_hot_up, "the same for the non-negative indices 9 allows")
+    table.add("OneHot", 11, 9, _one_hot_down, "negative indices counted from the end")
     table.add("Pad", 2, 11, _pad_up, "pads/value attributes -> inputs")
     table.add("Pad", 11, 2, _pad_down, "pads/constant_value inputs (constants) -> attributes")
     table.add("Pad", 18, 13, _pad_axes_down, "axes input folded into pads")
