@@ -236,7 +236,7 @@ def test_one_hot_up_from_9_keeps_the_node() -> None:
     indices = oc.arg("I", np.float32, (3,))
     model = oc.build(
         [indices], {"Y": v9.OneHot(indices, np.array(3.0, np.float32), np.array([0, 1], np.int32))}
-    )  # noqa: E501
+    )
     up = oc.convert_version(model, 13)
     assert [n.op_type for n in up.graph.node] == ["OneHot"]
     # onnxruntime has no OneHot kernel for float indices with int32 values
@@ -286,3 +286,23 @@ def test_group_normalization_18_below_18() -> None:
     )  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     assert_converts(model, {"X": _floats(2, 4, 2, 2)}, (9, 13, 17), rtol=1e-6, atol=1e-6)
+
+
+def test_resize_constant_sizes_become_scales_below_11() -> None:
+    x = oc.arg("X", np.float32, (1, 1, 2, 3))
+    sizes = np.array([1, 1, 4, 6], np.int64)  # scales 2 and 2: exact float32 values
+    y = v13.Resize(x, None, None, sizes, mode="nearest",
+                   coordinate_transformation_mode="asymmetric", nearest_mode="floor")  # fmt: skip
+    model = oc.build([x], {"Y": y})
+    assert_converts(model, {"X": _floats(1, 1, 2, 3)}, (9, 10, 11), rtol=0, atol=0)
+    shrink = oc.build([x], {"Y": v13.Resize(x, None, None, np.array([1, 1, 1, 3]),
+                                            coordinate_transformation_mode="asymmetric",
+                                            nearest_mode="ceil")})  # fmt: skip
+    assert_converts(shrink, {"X": _floats(1, 1, 2, 3)}, (10,), rtol=0, atol=0)
+    with pytest.raises(oc.VersionConversionError, match="Upsample takes scales >= 1"):
+        oc.convert_version(shrink, 9)
+    odd = oc.build([x], {"Y": v13.Resize(x, None, None, np.array([1, 1, 2, 2]), mode="nearest",
+                                         coordinate_transformation_mode="asymmetric",
+                                         nearest_mode="floor")})  # fmt: skip
+    with pytest.raises(oc.VersionConversionError, match="2/3"):
+        oc.convert_version(odd, 10)
