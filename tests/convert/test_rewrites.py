@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.opset.ai.onnx import v9, v13, v21, v23, v25
+from onnxcraft.opset.ai.onnx import v9, v13, v21, v23, v25, v27
 
 RNG = np.random.default_rng(7)
 ORT_NEWEST = 21  # the newest opset the test machine's onnxruntime runs
@@ -306,3 +306,50 @@ def test_resize_constant_sizes_become_scales_below_11() -> None:
                                          nearest_mode="floor")})  # fmt: skip
     with pytest.raises(oc.VersionConversionError, match="2/3"):
         oc.convert_version(odd, 10)
+
+
+# -- CausalConvWithState and LinearAttention (27) ------------------------------------------
+
+
+@pytest.mark.parametrize("activation", ["none", "silu"])
+def test_causal_conv_with_state_below_27(activation: str) -> None:
+    x = oc.arg("X", np.float32, (2, 3, 5))
+    past = oc.arg("P", np.float32, (2, 3, 2))
+    weight = _floats(3, 1, 3)
+    y, state = v27.CausalConvWithState(
+        x, weight, np.array([0.1, -0.2, 0.3], np.float32), past, activation=activation
+    )
+    model = oc.build([x, past], {"Y": y, "S": state})
+    feeds = {"X": _floats(2, 3, 5), "P": _floats(2, 3, 2)}
+    assert_converts(model, feeds, (7, 13, 21, 26), rtol=1e-6, atol=1e-6)
+
+
+def test_causal_conv_with_state_float16_without_past() -> None:
+    x = oc.arg("X", np.float16, (1, 2, 4))
+    y, state = v27.CausalConvWithState(x, _floats(2, 1, 2, dtype=np.float16))
+    model = oc.build([x], {"Y": y, "S": state})
+    assert_converts(model, {"X": _floats(1, 2, 4, dtype=np.float16)}, (13, 21), rtol=1e-3,
+                    atol=1e-3)  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", ["linear", "gated", "delta", "gated_delta"])
+def test_linear_attention_below_27(rule: str) -> None:
+    q = oc.arg("Q", np.float32, (2, 3, 8))  # 4 query heads of 2
+    k = oc.arg("K", np.float32, (2, 3, 4))  # 2 key/value heads
+    v = oc.arg("V", np.float32, (2, 3, 6))
+    past = oc.arg("S0", np.float32, (2, 2, 2, 3))
+    decay = oc.arg("D", np.float32, (2, 3, 2)) if "gated" in rule else None
+    beta = oc.arg("B", np.float32, (2, 3, 1)) if "delta" in rule else None
+    y, state = v27.LinearAttention(
+        q, k, v, past, decay, beta, q_num_heads=4, kv_num_heads=2, update_rule=rule
+    )
+    inputs = [a for a in (q, k, v, past, decay, beta) if a is not None]
+    model = oc.build(inputs, {"Y": y, "S": state})
+    feeds = {
+        "Q": _floats(2, 3, 8), "K": _floats(2, 3, 4) / 2, "V": _floats(2, 3, 6),
+        "S0": _floats(2, 2, 2, 3), "D": -np.abs(_floats(2, 3, 2)),
+        "B": RNG.uniform(0, 1, (2, 3, 1)).astype(np.float32),
+    }  # fmt: skip
+    feeds = {name: feeds[name] for name in ("Q", "K", "V", "S0", "D", "B") if
+             name in {a.name for a in inputs}}  # fmt: skip
+    assert_converts(model, feeds, (7, 13, 21, 26), rtol=1e-5, atol=1e-6)
