@@ -353,3 +353,39 @@ def test_linear_attention_below_27(rule: str) -> None:
     feeds = {name: feeds[name] for name in ("Q", "K", "V", "S0", "D", "B") if
              name in {a.name for a in inputs}}  # fmt: skip
     assert_converts(model, feeds, (7, 13, 21, 26), rtol=1e-5, atol=1e-6)
+
+
+# -- Range (11, a body holding a Loop) and ConstantOfShape (9) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dtype", "start", "limit", "delta"),
+    [
+        (np.int32, 10, -3, -4),
+        (np.float32, 0.5, 3.2, 0.3),
+        (np.float64, 1.0, 1.0, 0.5),  # empty
+        (np.int64, 3, 9, 2),
+    ],
+)
+def test_range_as_a_loop_below_11(dtype: Any, start: float, limit: float, delta: float) -> None:
+    args = [oc.arg(name, dtype, ()) for name in ("S", "L", "D")]
+    model = oc.build(args, {"Y": v13.Range(*args)})
+    feeds = {n: np.asarray(v, dtype) for n, v in zip("SLD", (start, limit, delta))}
+    assert_converts(model, feeds, (7, 9, 10), rtol=0, atol=0)
+
+
+def test_constant_of_shape_below_9() -> None:
+    x = oc.arg("X", np.float32, (2, 3))
+    shape = oc.arg("N", np.int64, (2,))
+    value = np.array([7], np.int32)
+    model = oc.build(
+        [x, shape],
+        {
+            "K": v13.ConstantOfShape(v13.Shape(x), value=value),
+            "R": v13.ConstantOfShape(shape, value=value),
+        },
+    )
+    feeds = {"X": _floats(2, 3), "N": np.array([3, 1], np.int64)}
+    assert_converts(model, feeds, (8,), rtol=0, atol=0)
+    with pytest.raises(oc.VersionConversionError, match="Expand"):
+        oc.convert_version(model, 7)
