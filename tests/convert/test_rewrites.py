@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import onnxcraft as oc
-from onnxcraft.opset.ai.onnx import v9, v13, v21, v23, v25, v27
+from onnxcraft.opset.ai.onnx import v8, v9, v13, v21, v23, v25, v27
 
 RNG = np.random.default_rng(7)
 ORT_NEWEST = 21  # the newest opset the test machine's onnxruntime runs
@@ -389,3 +389,56 @@ def test_constant_of_shape_below_9() -> None:
     assert_converts(model, feeds, (8,), rtol=0, atol=0)
     with pytest.raises(oc.VersionConversionError, match="Expand"):
         oc.convert_version(model, 7)
+
+
+# -- Scan 8 <-> 9 -----------------------------------------------------------------------------
+
+
+def test_scan_8_batch_scanned_by_an_outer_scan() -> None:
+    state = oc.arg("S", np.float32, (2, 3))
+    seq = oc.arg("X", np.float32, (2, 4, 3))
+
+    def body(total: oc.Var, item: oc.Var) -> list[oc.Var]:
+        grown = v8.Add(v8.Mul(total, np.float32(0.5)), item)
+        return [grown, grown]
+
+    final, stacked = v8.Scan(
+        np.array([4, 4], np.int64), state, seq, body=body, num_scan_inputs=1, directions=[1]
+    )
+    model = oc.build([state, seq], {"F": final, "Y": stacked})
+    feeds = {"S": _floats(2, 3), "X": _floats(2, 4, 3)}
+    assert_converts(model, feeds, (9, 11, 16, 21), rtol=0, atol=0)
+    back = oc.convert_version(oc.convert_version(model, 11), 8)
+    oc.check(back)
+    got, expected = oc.evaluate(back, feeds), oc.evaluate(model, feeds)
+    for name in ("F", "Y"):
+        np.testing.assert_array_equal(got[name], expected[name])
+
+
+def test_scan_8_with_shorter_sequences_refused() -> None:
+    state = oc.arg("S", np.float32, (2, 3))
+    seq = oc.arg("X", np.float32, (2, 4, 3))
+    final, _ = v8.Scan(
+        np.array([4, 2], np.int64), state, seq, body=lambda s, x: [v8.Add(s, x), x],
+        num_scan_inputs=1,
+    )  # fmt: skip
+    model = oc.build([state, seq], {"F": final})
+    with pytest.raises(oc.VersionConversionError, match="sequence_lens"):
+        oc.convert_version(model, 9)
+
+
+def test_scan_9_as_a_batch_of_one_at_8() -> None:
+    state = oc.arg("S", np.float32, (3,))
+    seq = oc.arg("X", np.float32, (4, 3))
+    final, stacked = v13.Scan(
+        state, seq, body=lambda s, x: [v13.Add(s, x), v13.Mul(s, x)], num_scan_inputs=1,
+        scan_input_directions=[1],
+    )  # fmt: skip
+    model = oc.build([state, seq], {"F": final, "Y": stacked})
+    assert_converts(model, {"S": _floats(3), "X": _floats(4, 3)}, (8,), rtol=0, atol=0)
+    sideways = v13.Scan(
+        state, seq, body=lambda s, x: [s, x], num_scan_inputs=1, scan_output_axes=[1]
+    )[1]
+    axes = oc.build([state, seq], {"F": sideways})
+    with pytest.raises(oc.VersionConversionError, match="scan_output_axes"):
+        oc.convert_version(axes, 8)
