@@ -442,3 +442,22 @@ def test_scan_9_as_a_batch_of_one_at_8() -> None:
     axes = oc.build([state, seq], {"F": sideways})
     with pytest.raises(oc.VersionConversionError, match="scan_output_axes"):
         oc.convert_version(axes, 8)
+
+
+# -- GatherElements (11) ----------------------------------------------------------------------
+
+
+def test_gather_elements_as_a_flat_gather_below_11() -> None:
+    data = oc.arg("D", np.float32, (3, 4))
+    indices = oc.arg("I", np.int64, (2, 4))
+    model = oc.build(
+        [data, indices],
+        {
+            "R": v13.GatherElements(data, indices, axis=0),
+            "K": v13.GatherElements(data, np.array([[3, -1], [0, -4], [2, 2]]), axis=-1),
+        },
+    )
+    feeds = {"D": _floats(3, 4), "I": np.array([[0, -1, 2, 1], [-3, 2, 0, 0]], np.int64)}
+    assert_converts(model, feeds, (9, 10), rtol=0, atol=0)
+    with pytest.raises(oc.VersionConversionError, match="Less"):
+        oc.convert_version(model, 8)  # negative indices at run time need Less on int64 (9)
