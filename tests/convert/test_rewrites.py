@@ -461,3 +461,17 @@ def test_gather_elements_as_a_flat_gather_below_11() -> None:
     assert_converts(model, feeds, (9, 10), rtol=0, atol=0)
     with pytest.raises(oc.VersionConversionError, match="Less"):
         oc.convert_version(model, 8)  # negative indices at run time need Less on int64 (9)
+
+
+def test_trilu_as_a_where_below_14() -> None:
+    x = oc.arg("X", np.float32, (2, 3, 4))
+    k = oc.arg("K", np.int64, ())
+    model = oc.build(
+        [x, k],
+        {"U": v21.Trilu(x, k), "L": v21.Trilu(x, np.array(-1, np.int64), upper=0)},
+    )
+    values = _floats(2, 3, 4)
+    values[0, 2, 0], values[1, 0, 3] = np.inf, np.nan  # kept or zeroed exactly
+    for shift in (-1, 2):
+        feeds = {"X": values, "K": np.array(shift, np.int64)}
+        assert_converts(model, feeds, (9, 13), rtol=0, atol=0)

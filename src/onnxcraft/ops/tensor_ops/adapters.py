@@ -7,6 +7,7 @@ import numpy as np
 
 from onnxcraft.dtypes import numpy_dtype
 from onnxcraft.ops.adapter_api import (
+    ABSENT,
     AdapterContext,
     AdapterRegistry,
     nonnegative_axes,
@@ -100,7 +101,45 @@ def _one_hot_down(ctx: AdapterContext) -> None:
     ctx.set_input(0, kept)
 
 
+def _trilu_absent(ctx: AdapterContext) -> None:
+    """Trilu-14 -> before 14: with the last two dims static, a Where (9) between the input and
+    zeros under the triangle mask (exact for every value, inf and NaN included, unlike a
+    multiplication by the mask): a constant for a constant k, else column - row compared with
+    k (upper: not below k; lower: not above k)."""
+    x = ctx.input(0)
+    shape, elem = ctx.shape(x), ctx.elem_type(x)
+    if shape is None or len(shape) < 2 or not all(isinstance(d, int) for d in shape[-2:]):
+        ctx.fail(f"the input's last two dims must be static to build the mask, got {shape}")
+    if elem is None or elem.name.lower() not in _PLAIN_TYPES:
+        ctx.fail(f"element type {elem}: only the plain numeric and bool types are written out")
+    rows, cols = int(shape[-2]), int(shape[-1])
+    upper = int(ctx.attr("upper", 1)) != 0
+    k_name = ctx.input(1)
+    k = ctx.constant(k_name) if k_name else np.zeros((), np.int64)
+    if k is not None:
+        offset = int(np.asarray(k).reshape(-1)[0])
+        ones = np.ones((rows, cols), bool)
+        keep = ctx.add_constant(np.triu(ones, offset) if upper else np.tril(ones, offset), "tri")
+    else:
+        diagonal = (
+            np.arange(cols, dtype=np.int64)[None, :] - np.arange(rows, dtype=np.int64)[:, None]
+        )
+        offsets = ctx.add_constant(diagonal, "trilu_diagonal")
+        (outside,) = ctx.emit("Less" if upper else "Greater", [offsets, k_name], 1, opset=13)
+        (keep,) = ctx.emit("Not", [outside], 1, opset=1)
+    zero = ctx.add_constant(np.zeros((), numpy_dtype(elem)), "trilu_zero")
+    ctx.emit("Where", [keep, x, zero], list(ctx.node.outputs), opset=16)
+    ctx.remove()
+
+
+_PLAIN_TYPES = {
+    "float", "float16", "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool",
+}  # fmt: skip
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("Trilu", 14, ABSENT, _trilu_absent, "before 14: Where under a constant mask")
     table.add("OneHot", 9, 11, _one_hot_up, "the same for the non-negative indices 9 allows")
     table.add("OneHot", 11, 9, _one_hot_down, "negative indices counted from the end")
     table.add("Pad", 2, 11, _pad_up, "pads/value attributes -> inputs")
