@@ -251,7 +251,7 @@ def _plain(array: np.ndarray) -> Any:
                 return "nan"
             if math.isinf(x):
                 return "inf" if x > 0 else "-inf"
-            return float(repr(x)) if array.dtype == np.float64 else float(str(x))
+            return float(x) if array.dtype == np.float64 else float(str(x))
 
         if array.ndim == 0:
             return text(array[()])
