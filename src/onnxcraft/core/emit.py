@@ -67,10 +67,17 @@ def emit_node(
     count = _output_count(op, num_outputs, vars_, attrs)
     node = OpCall(op, vars_, attrs, opset, scope)
     types, values = _infer(op, node, count, opset)
-    node.outputs = tuple(
-        Var(types[i], kind=NODE_OUTPUT, producer=node, index=i, value=values.get(i), scope=scope)
-        for i in range(count)
-    )
+    if count == 1:  # most operators: no loop
+        node.outputs = (
+            Var(types[0], kind=NODE_OUTPUT, producer=node, value=values.get(0), scope=scope),
+        )
+    else:
+        node.outputs = tuple(
+            Var(
+                types[i], kind=NODE_OUTPUT, producer=node, index=i, value=values.get(i), scope=scope
+            )
+            for i in range(count)
+        )
     return node.outputs
 
 
@@ -164,7 +171,7 @@ def _check_allowed(op: str, formal: FormalInfo, actual: ValueType | None) -> Non
 def _check_same(
     op: str, formal: FormalInfo, actual: ValueType, first: ValueType, first_name: str
 ) -> None:
-    if type_to_string(actual) != type_to_string(first):
+    if actual != first and type_to_string(actual) != type_to_string(first):
         if isinstance(actual, Tensor) and actual.elem_type is None:
             return
         raise OpInputError(
@@ -319,9 +326,18 @@ def _output_count(
 def _infer(
     op: OpInfo, node: OpCall, count: int, opset: int
 ) -> tuple[list[ValueType | None], dict[int, Any]]:
-    types = [None if v is None else v.type for v in node.inputs]
-    values = [None if v is None else v.value for v in node.inputs]
-    present = [v is not None for v in node.inputs]
+    types: list[ValueType | None] = []
+    values: list[Any] = []
+    present: list[bool] = []
+    for v in node.inputs:
+        if v is None:
+            types.append(None)
+            values.append(None)
+            present.append(False)
+        else:
+            types.append(v.type)
+            values.append(v.value)
+            present.append(True)
     attributes = node.attributes
     bodies: dict[str, list[ValueType | None]] = {}
     if attributes:

@@ -82,6 +82,12 @@ def _has_element_type(dtype: np.dtype[Any]) -> bool:
     return True
 
 
+@cache
+def _numpy_dtype(elem: ElementType) -> np.dtype[Any]:
+    """Cached: every literal converts to one of a handful of element types."""
+    return numpy_dtype(elem)
+
+
 def _error(role: str) -> type[OpInputError | OpAttributeError]:
     return OpAttributeError if role == "attribute" else OpInputError
 
@@ -149,7 +155,7 @@ def convert(
     if array.dtype == object:
         raise _error(role)(f"{op}: {role} {arg!r} expects {elem.name.lower()}, got strings")
     try:
-        target = numpy_dtype(elem)
+        target = _numpy_dtype(elem)
     except ValueError as exc:
         raise _error(role)(
             f"{op}: {role} {arg!r}: element type {elem.name} cannot hold a literal"
@@ -225,7 +231,20 @@ def lift(array: np.ndarray, elem: ElementType, scope: int) -> Var:
     # the graph's own code from writing into the user's buffer.
     view = array.view()
     view.flags.writeable = False
-    return Var(Tensor(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
+    return Var(_tensor_type(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _tensor_type(elem: ElementType, shape: tuple[int, ...]) -> Tensor:
+    """``Tensor(elem, shape)`` without re-validating: a numpy shape is a tuple of valid dims
+    (every literal makes one, so the checks of the public constructor are skipped)."""
+    t = _new(Tensor)
+    _set(t, "elem_type", elem)
+    _set(t, "shape", shape)
+    return t
 
 
 def allowed_elems(allowed: tuple[ValueType, ...]) -> set[ElementType]:

@@ -100,6 +100,12 @@ def broadcast(op: str, a: Shape, b: Shape, names: tuple[str, str] = ("A", "B")) 
         return None
     if a == b:
         return a
+    # The common case of a bias or scale: one shape ends the other (equal dims broadcast to
+    # themselves, missing leading ones count as 1).
+    if len(b) <= len(a) and a[len(a) - len(b) :] == b:
+        return a
+    if len(a) < len(b) and b[len(b) - len(a) :] == a:
+        return b
     rank = max(len(a), len(b))
     pa = (1,) * (rank - len(a)) + tuple(a)
     pb = (1,) * (rank - len(b)) + tuple(b)
