@@ -51,7 +51,13 @@ def emit(
     num_outputs: int | None = None,
 ) -> tuple[Var, ...]:
     """Emit one node of the standard operator ``key`` called from opset module ``opset``."""
-    return emit_node(op_info(*key), opset, inputs, attributes, num_outputs)
+    op = _OPS.get(key)
+    if op is None:  # once per operator version: every later call is a dict lookup
+        op = _OPS[key] = op_info(*key)
+    return emit_node(op, opset, inputs, attributes, num_outputs)
+
+
+_OPS: dict[OpKey, OpInfo] = {}  # (domain, op_type, since_version) -> its OpInfo
 
 
 def emit_node(

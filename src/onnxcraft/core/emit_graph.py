@@ -116,18 +116,18 @@ class GraphEmitter:
 
     def _all_vars(self, top: Collected) -> list[Var]:
         found: list[Var] = list(self.inputs)
-
-        def walk(collected: Collected) -> None:
-            found.extend(collected.constants)
-            for node in collected.nodes:
-                found.extend(node.outputs)
-                for body in node.bodies():
-                    inner = self.cache[id(body)]
-                    found.extend(body.inputs)
-                    walk(inner)
-
-        walk(top)
+        self._add_vars(top, found)
         return found
+
+    def _add_vars(self, collected: Collected, found: list[Var]) -> None:
+        # A method, not a closure calling itself: that would be a reference cycle keeping the
+        # emitter (and all it holds) alive until the next collection walks it.
+        found.extend(collected.constants)
+        for node in collected.nodes:
+            found.extend(node.outputs)
+            for body in node.bodies():
+                found.extend(body.inputs)
+                self._add_vars(self.cache[id(body)], found)
 
     def _reserve_explicit_names(self, top: Collected) -> None:
         owners: dict[str, Var] = {}

@@ -18,7 +18,7 @@ import numpy as np
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, as_representation, element_type_of, numpy_dtype
 from onnxcraft.errors import OpAttributeError, OpInputError
-from onnxcraft.types import Tensor, ValueType
+from onnxcraft.types import Tensor, ValueType, shared_tensor
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
 
@@ -230,21 +230,9 @@ def lift(array: np.ndarray, elem: ElementType, scope: int) -> Var:
     # The graph keeps the data by reference (weights can be large); a read-only view stops
     # the graph's own code from writing into the user's buffer.
     view = array.view()
-    view.flags.writeable = False
-    return Var(_tensor_type(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
-
-
-_new = object.__new__
-_set = object.__setattr__
-
-
-def _tensor_type(elem: ElementType, shape: tuple[int, ...]) -> Tensor:
-    """``Tensor(elem, shape)`` without re-validating: a numpy shape is a tuple of valid dims
-    (every literal makes one, so the checks of the public constructor are skipped)."""
-    t = _new(Tensor)
-    _set(t, "elem_type", elem)
-    _set(t, "shape", shape)
-    return t
+    view.setflags(write=False)
+    # A numpy shape is a tuple of valid dims: no re-checking, and equal types share one object.
+    return Var(shared_tensor(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
 
 
 def allowed_elems(allowed: tuple[ValueType, ...]) -> set[ElementType]:

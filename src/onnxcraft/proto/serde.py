@@ -192,7 +192,8 @@ def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
     write_array(out, data.array(), data.name or None, elem_type=data.elem_type)
     if data.doc_string:
         out.doc_string = data.doc_string
-    _metadata_to_proto(data.metadata, out.metadata_props)
+    if data.metadata:
+        _metadata_to_proto(data.metadata, out.metadata_props)
 
 
 # TypeProtos of the value types written lately: a model's values share a few types (a chain's
@@ -289,9 +290,12 @@ def _nodes_to_proto(nodes: Iterable[ir.Node], out: Any) -> None:
             proto.overload = node.overload
         if node.doc_string:
             proto.doc_string = node.doc_string
-        for attr in node.attributes:
-            _attribute_to_proto(attr, proto.attribute.add())
-        _metadata_to_proto(node.metadata, proto.metadata_props)
+        if node.attributes:  # most nodes have none: no repeated field looked up for them
+            attribute = proto.attribute
+            for attr in node.attributes:
+                _attribute_to_proto(attr, attribute.add())
+        if node.metadata:
+            _metadata_to_proto(node.metadata, proto.metadata_props)
 
 
 def _graph_to_proto(graph: ir.Graph, out: GraphProto) -> None:
