@@ -81,7 +81,7 @@ def test_threshold_and_one_file_per_tensor(tmp_path: Path) -> None:
     x = oc.arg("X", np.float32, (1024,))
     model = oc.build_ir([x], {"Y": op.Add(op.Mul(x, big), op.ReduceSum(small, keepdims=0))})
     oc.save(model, tmp_path / "m.onnx", external_data=True, one_file_per_tensor=True)
-    assert sorted(os.listdir(tmp_path)) == ["const_0.bin", "m.onnx"]
+    assert sorted(os.listdir(tmp_path)) == ["c0.bin", "m.onnx"]
     saved = oc.load(tmp_path / "m.onnx", load_external_data=False).graph.initializer
     assert [t.data_location for t in saved] == [oc.proto.TensorProto.EXTERNAL, 0]
     result = oc.evaluate(oc.load(tmp_path / "m.onnx"), {"X": np.ones(1024, np.float32)})
@@ -143,7 +143,7 @@ def _broken_model() -> Any:
 
 @pytest.mark.parametrize("external", [False, True])
 def test_an_array_that_does_not_fit_its_dims_fails_cleanly(tmp_path: Path, external: bool) -> None:
-    with pytest.raises(oc.ModelFileError, match=r"initializer 'const_0'.*shape \(2048,\)"):
+    with pytest.raises(oc.ModelFileError, match=r"initializer 'c0'.*shape \(2048,\)"):
         oc.save(_broken_model(), tmp_path / "m.onnx", external_data=external)
     assert os.listdir(tmp_path) == []  # nothing half-written is left behind
 

@@ -90,11 +90,12 @@ class TensorData:
 
     __slots__ = (
         "_array",
+        "_judge",
         "_load",
+        "_malformed",
         "dims",
         "doc_string",
         "elem_type",
-        "malformed",
         "metadata",
         "name",
         "source",
@@ -120,12 +121,32 @@ class TensorData:
         self.source = source  # the message it was read from, for lossless re-serialization
         self.doc_string = doc_string
         self.metadata: Mapping[str, str] = metadata or _NO_METADATA  # TensorProto.metadata_props
-        # What is wrong with how the file stored its data (size against dims, field), or "".
-        self.malformed = ""
+        self._malformed = ""
+        self._judge: Callable[[], str] | None = None
+
+    @property
+    def malformed(self) -> str:
+        """What is wrong with how the file stored the data (size against dims, field), or ""."""
+        judge = self._judge
+        if judge is not None:  # judged when first asked: most readers (inference) never ask
+            self._judge = None
+            self._malformed = judge()
+        return self._malformed
+
+    @malformed.setter
+    def malformed(self, problem: str) -> None:
+        self._judge = None
+        self._malformed = problem
+
+    def judge_storage(self, judge: Callable[[], str]) -> None:
+        """Leave the verdict on the file's storage to ``judge``, run on first use of
+        :attr:`malformed` (the reader knows the message; a large model's tensors need not
+        all be judged to be inferred or evaluated)."""
+        self._judge = judge
 
     @classmethod
     def from_array(cls, name: str, array: np.ndarray, elem_type: ElementType) -> TensorData:
-        return cls(name, elem_type, tuple(int(d) for d in array.shape), array=array)
+        return cls(name, elem_type, tuple(map(int, array.shape)), array=array)
 
     def array(self) -> np.ndarray:
         if self._array is None:
@@ -174,8 +195,27 @@ class Attribute:
     value: Any = None
     ref: str = ""
     doc_string: str = ""
-    # What is wrong with how the file stored it (a value outside its type's field), "" if nothing.
-    malformed: str = ""
+    _malformed: str = field(default="", repr=False, compare=False)
+    _judge: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def malformed(self) -> str:
+        """What is wrong with how the file stored it (a value outside its type's field), ""
+        if nothing; judged on first use (see :meth:`TensorData.judge_storage`)."""
+        judge = self._judge
+        if judge is not None:
+            self._judge = None
+            self._malformed = judge()
+        return self._malformed
+
+    @malformed.setter
+    def malformed(self, problem: str) -> None:
+        self._judge = None
+        self._malformed = problem
+
+    def judge_storage(self, judge: Callable[[], str]) -> None:
+        """Leave the verdict on the file's storage to ``judge``, run when first asked."""
+        self._judge = judge
 
 
 @dataclass

@@ -29,6 +29,7 @@ __all__ = [
     "as_element_type",
     "as_shape",
     "format_shape",
+    "shared_tensor",
 ]
 
 Dim = int | str | None
@@ -128,6 +129,30 @@ class Tensor:
 
     def __str__(self) -> str:
         return _tensor_text("tensor", self.elem_type, self.shape)
+
+
+_SHARED_TENSORS: dict[tuple[Any, Shape], Tensor] = {}
+_SHARED_KEPT = 4096
+
+
+def shared_tensor(elem_type: ElementType | None, shape: Shape) -> Tensor:
+    """``Tensor(elem_type, shape)`` from parts known to be valid (an element type or None, a
+    tuple of valid dims or None), one object per distinct type.
+
+    A graph's values share a handful of types: building 100k nodes would otherwise keep 100k
+    equal Tensor objects alive, each one more for the garbage collector to walk while the
+    user's code builds (half the cost of an operator call at that size).
+    """
+    key = (elem_type, shape)
+    found = _SHARED_TENSORS.get(key)
+    if found is None:
+        if len(_SHARED_TENSORS) >= _SHARED_KEPT:
+            _SHARED_TENSORS.clear()
+        found = object.__new__(Tensor)
+        object.__setattr__(found, "elem_type", elem_type)
+        object.__setattr__(found, "shape", shape)
+        _SHARED_TENSORS[key] = found
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,13 +138,33 @@ def test_dtype_attribute_takes_numpy_dtypes() -> None:
 def test_names_are_unique_readable_identifiers() -> None:
     X, Y, _ = linreg()
     hidden = op.Relu(Y).named("hidden")
-    model = onnx_model(oc.build([X], {"out": op.Neg(hidden)}))
+    model = onnx_model(oc.build([X], {"out": op.Neg(hidden)}, node_names=True))
     names = [o for n in model.graph.node for o in n.output] + [n.name for n in model.graph.node]
     assert "hidden" in names
     assert len(set(names)) == len(names)
     import re
 
     assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names)
+
+
+def test_default_names_are_short_and_nodes_unnamed() -> None:
+    """Values are named after their operator and constants c0, c1 ...; nodes get no name
+    unless asked for, as in a hand-written onnx.helper model."""
+    x = oc.arg("x", F32, (3,))
+    top = op.TopK(op.Mul(op.Add(x, np.float32(1)), np.ones(3, F32)), np.array([2]), axis=0)
+    model = oc.build_ir([x], {"y": op.Add(top.Values, np.float32(2))})
+    assert [n.name for n in model.graph.nodes] == ["", "", "", ""]
+    assert [n.outputs for n in model.graph.nodes] == [
+        ["add0"],
+        ["mul0"],
+        ["topk_values0", "topk_indices0"],
+        ["y"],
+    ]
+    assert [t.name for t in model.graph.initializers] == ["c0", "c1", "c2", "c3"]
+    named = oc.build_ir([x], {"y": op.Neg(x)}, node_names=True)
+    assert [n.name for n in named.graph.nodes] == ["Neg0"]
+    with pytest.raises(oc.ArgumentError, match="node_names must be a bool"):
+        oc.build([x], {"y": op.Neg(x)}, node_names="yes")  # type: ignore[arg-type]
 
 
 def test_name_clash_is_an_error() -> None:

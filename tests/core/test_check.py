@@ -325,7 +325,7 @@ def _no_inputs_or_outputs(m: onnx.ModelProto) -> str:
 
 def _node_name_twice(m: onnx.ModelProto) -> str:
     relu = _node(m.graph, "Relu")
-    relu.name = _node(m.graph, "MatMul").name
+    relu.name = _node(m.graph, "MatMul").name = "twice"
     return f"node 1 {_at(relu)}"
 
 

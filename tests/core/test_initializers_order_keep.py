@@ -17,7 +17,7 @@ def test_a_named_initializer_keeps_its_name_and_is_not_merged() -> None:
     b = oc.initializer(np.ones(2, np.float32)).named("b")
     model = oc.build_ir([x], {"y": op.Add(op.Add(x, a), b)})
     assert [t.name for t in model.graph.initializers] == ["a", "b"]
-    assert [n.inputs for n in model.graph.nodes] == [["x", "a"], ["add_0", "b"]]
+    assert [n.inputs for n in model.graph.nodes] == [["x", "a"], ["add0", "b"]]
 
 
 def test_initializer_converts_to_a_dtype_and_refuses_what_is_not_a_tensor() -> None:

@@ -114,7 +114,7 @@ def test_str_of_models_is_the_text() -> None:
     assert "main_graph (float[N,4] X) => (float[N,30] Y)" in str(built)
     assert "{... 120 values: min 1, max 1, mean 1 ...}" in str(built)
     assert repr(built_ir).startswith("<onnxcraft.ir.Model 'main_graph': 1 inputs, 1 outputs")
-    assert str(built_ir.graph.nodes[0]) == "[MatMul_0] matmul_0 = MatMul (X, const_0)"
+    assert str(built_ir.graph.nodes[0]) == "matmul0 = MatMul (X, c0)"
 
 
 def test_var_repr_shows_name_type_and_producer() -> None:

@@ -23,6 +23,7 @@ from onnxcraft.core.naming import check_name, check_text
 from onnxcraft.core.opsets import merge_function_opsets, model_opsets
 from onnxcraft.core.var import ARG, Var
 from onnxcraft.errors import ArgumentError, BuildError
+from onnxcraft.gcpause import gc_paused
 from onnxcraft.ir import Model
 from onnxcraft.version import __version__
 
@@ -50,6 +51,7 @@ def build(
     domain: str = "",
     keep: Sequence[Var] = (),
     value_info: bool = False,
+    node_names: bool = False,
     graph_doc_string: str | None = None,
     target_opset: int | Mapping[str, int] | None = None,
 ) -> ModelProto:
@@ -62,31 +64,35 @@ def build(
     model and its graph, unless ``graph_doc_string`` gives the graph's own. ``value_info``
     declares the type of every intermediate value in the graphs (off by default: the file is
     then as small as onnx.helper's, and ``oc.infer_shapes`` recovers the types).
+    ``node_names`` names every node (``MatMul0``); off by default, as a node is known by its
+    outputs (values are named after their operator: ``matmul0``, constants ``c0``).
     ``target_opset`` (an ai.onnx opset, or a mapping domain -> opset) converts the model built
     to that opset (``oc.convert_version``): write against the newest opset module and ship to
     older runtimes; a node the target cannot express raises ``oc.VersionConversionError``.
     """
-    model = build_ir(
-        inputs,
-        outputs,
-        name=name,
-        doc_string=doc_string,
-        opset=opset,
-        ir_version=ir_version,
-        metadata=metadata,
-        producer_name=producer_name,
-        producer_version=producer_version,
-        model_version=model_version,
-        domain=domain,
-        keep=keep,
-        value_info=value_info,
-        graph_doc_string=graph_doc_string,
-        target_opset=target_opset,
-    )
-    # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
-    from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
+    with gc_paused():  # the model's objects all stay alive: collecting would find nothing
+        model = build_ir(
+            inputs,
+            outputs,
+            name=name,
+            doc_string=doc_string,
+            opset=opset,
+            ir_version=ir_version,
+            metadata=metadata,
+            producer_name=producer_name,
+            producer_version=producer_version,
+            model_version=model_version,
+            domain=domain,
+            keep=keep,
+            value_info=value_info,
+            node_names=node_names,
+            graph_doc_string=graph_doc_string,
+            target_opset=target_opset,
+        )
+        # Lazy: protobuf is imported when a ModelProto is first made, not by `import onnxcraft`.
+        from onnxcraft.proto.serde import model_to_proto  # noqa: PLC0415
 
-    return model_to_proto(model)
+        return model_to_proto(model)
 
 
 def build_ir(
@@ -104,6 +110,7 @@ def build_ir(
     domain: str = "",
     keep: Sequence[Var] = (),
     value_info: bool = False,
+    node_names: bool = False,
     graph_doc_string: str | None = None,
     target_opset: int | Mapping[str, int] | None = None,
 ) -> Model:
@@ -125,8 +132,15 @@ def build_ir(
     _check_options(name, metadata, opset, ir_version, texts, model_version)
     if not isinstance(value_info, bool):
         raise ArgumentError(f"build: value_info must be a bool, got {value_info!r}")
-    emitter = GraphEmitter(input_list, output_map, _keep_list(keep), value_info=value_info)
-    graph = emitter.top_graph(name, doc_string if graph_doc_string is None else graph_doc_string)
+    if not isinstance(node_names, bool):
+        raise ArgumentError(f"build: node_names must be a bool, got {node_names!r}")
+    emitter = GraphEmitter(
+        input_list, output_map, _keep_list(keep), value_info=value_info, node_names=node_names
+    )
+    with gc_paused():  # every object made here is part of the model: nothing to collect
+        graph = emitter.top_graph(
+            name, doc_string if graph_doc_string is None else graph_doc_string
+        )
     opsets = model_opsets(emitter.calls, emitter.uses_constant_node, emitter.identity_types, opset)
     functions = collect_functions(emitter.function_defs)
     merge_function_opsets(opsets, functions)

@@ -57,7 +57,13 @@ def emit(
     num_outputs: int | None = None,
 ) -> tuple[Var, ...]:
     """Emit one node of the standard operator ``key`` called from opset module ``opset``."""
-    return emit_node(op_info(*key), opset, inputs, attributes, num_outputs)
+    op = _OPS.get(key)
+    if op is None:  # once per operator version: every later call is a dict lookup
+        op = _OPS[key] = op_info(*key)
+    return emit_node(op, opset, inputs, attributes, num_outputs)
+
+
+_OPS: dict[OpKey, OpInfo] = {}  # (domain, op_type, since_version) -> its OpInfo
 
 
 def emit_node(
@@ -73,10 +79,17 @@ def emit_node(
     count = _output_count(op, num_outputs, vars_, attrs)
     node = OpCall(op, vars_, attrs, opset, scope)
     types, values = _infer(op, node, count, opset)
-    node.outputs = tuple(
-        Var(types[i], kind=NODE_OUTPUT, producer=node, index=i, value=values.get(i), scope=scope)
-        for i in range(count)
-    )
+    if count == 1:  # most operators: no loop
+        node.outputs = (
+            Var(types[0], kind=NODE_OUTPUT, producer=node, value=values.get(0), scope=scope),
+        )
+    else:
+        node.outputs = tuple(
+            Var(
+                types[i], kind=NODE_OUTPUT, producer=node, index=i, value=values.get(i), scope=scope
+            )
+            for i in range(count)
+        )
     return node.outputs
 
 
@@ -170,7 +183,7 @@ def _check_allowed(op: str, formal: FormalInfo, actual: ValueType | None) -> Non
 def _check_same(
     op: str, formal: FormalInfo, actual: ValueType, first: ValueType, first_name: str
 ) -> None:
-    if type_to_string(actual) != type_to_string(first):
+    if actual != first and type_to_string(actual) != type_to_string(first):
         if isinstance(actual, Tensor) and actual.elem_type is None:
             return
         raise OpInputError(
@@ -347,9 +360,18 @@ def _output_count(
 def _infer(
     op: OpInfo, node: OpCall, count: int, opset: int
 ) -> tuple[list[ValueType | None], dict[int, Any]]:
-    types = [None if v is None else v.type for v in node.inputs]
-    values = [None if v is None else v.value for v in node.inputs]
-    present = [v is not None for v in node.inputs]
+    types: list[ValueType | None] = []
+    values: list[Any] = []
+    present: list[bool] = []
+    for v in node.inputs:
+        if v is None:
+            types.append(None)
+            values.append(None)
+            present.append(False)
+        else:
+            types.append(v.type)
+            values.append(v.value)
+            present.append(True)
     attributes = node.attributes
     bodies: dict[str, list[ValueType | None]] = {}
     if attributes:

@@ -46,6 +46,7 @@ class GraphEmitter:
         keep: list[Var] | None = None,
         *,
         value_info: bool = False,
+        node_names: bool = False,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
@@ -54,6 +55,9 @@ class GraphEmitter:
         # onnx.helper's models do not (the file stays as small as theirs; inference recovers
         # the types).
         self.with_value_info = value_info
+        # Whether nodes get names (``MatMul0``): on request only, as a node is known by its
+        # outputs' names (the text format, pictures and error messages show those).
+        self.node_names = node_names
         self.namer = Namer()
         self.names: dict[int, str] = {}  # id(Var) -> name
         self.cache: dict[int, Collected] = {}
@@ -112,18 +116,18 @@ class GraphEmitter:
 
     def _all_vars(self, top: Collected) -> list[Var]:
         found: list[Var] = list(self.inputs)
-
-        def walk(collected: Collected) -> None:
-            found.extend(collected.constants)
-            for node in collected.nodes:
-                found.extend(node.outputs)
-                for body in node.bodies():
-                    inner = self.cache[id(body)]
-                    found.extend(body.inputs)
-                    walk(inner)
-
-        walk(top)
+        self._add_vars(top, found)
         return found
+
+    def _add_vars(self, collected: Collected, found: list[Var]) -> None:
+        # A method, not a closure calling itself: that would be a reference cycle keeping the
+        # emitter (and all it holds) alive until the next collection walks it.
+        found.extend(collected.constants)
+        for node in collected.nodes:
+            found.extend(node.outputs)
+            for body in node.bodies():
+                found.extend(body.inputs)
+                self._add_vars(self.cache[id(body)], found)
 
     def _reserve_explicit_names(self, top: Collected) -> None:
         owners: dict[str, Var] = {}
@@ -161,7 +165,7 @@ class GraphEmitter:
     def _generate_name(self, var: Var) -> str:
         node = var.producer
         if node is None:
-            return self.namer.fresh("input" if var.kind == ARG else "const")
+            return self.namer.fresh("input" if var.kind == ARG else "c")
         base = node.op.op_type.lower()
         if len(node.outputs) > 1 and node.op.outputs:
             formal = node.op.outputs[min(var.index, len(node.op.outputs) - 1)]
@@ -213,13 +217,25 @@ class GraphEmitter:
                 outputs.append(self.name_of(var))
         while outputs and outputs[-1] == "":
             outputs.pop()
-        node.name = node.name or self.namer.fresh(op.op_type)
-        attributes = [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
+        attributes = (
+            [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
+            if node.attributes
+            else []
+        )
         if op.function is not None:
             register_function(self.function_defs, (op.domain, op.op_type), op.function)
         return Node(
-            op.op_type, inputs, outputs, domain=op.domain, name=node.name, attributes=attributes
+            op.op_type,
+            inputs,
+            outputs,
+            domain=op.domain,
+            name=self.node_name(op.op_type),
+            attributes=attributes,
         )
+
+    def node_name(self, op_type: str) -> str:
+        """A fresh node name when nodes are named, else "" (no name)."""
+        return self.namer.fresh(op_type) if self.node_names else ""
 
     def _input_name(self, var: Var) -> str:
         if var.value is not None and var.producer is None and var.kind != ARG:
@@ -227,32 +243,37 @@ class GraphEmitter:
         return self.name_of(var)
 
     def _constant_name(self, var: Var) -> str:
-        if id(var) in self.names and var.name is None:
-            return self.names[id(var)]
+        own_name = var.name
+        if own_name is None:
+            known = self.names.get(id(var))
+            if known is not None:
+                return known
         array = var.value
-        assert isinstance(array, np.ndarray) and var.elem_type is not None
-        if var.name is not None:
+        elem = var.type.elem_type  # type: ignore[union-attr]
+        assert isinstance(array, np.ndarray) and elem is not None
+        if own_name is not None:
             key: tuple[Any, ...] = ("named", id(var))
         else:
-            key = self.constant_keys.key(array, var.elem_type)
+            key = self.constant_keys.key(array, elem)
         name = self.constants.get(key)
         if name is None:
-            name = var.name or self.namer.fresh("const")
+            name = own_name or self.namer.fresh("c")
             self.constants[key] = name
-            data = TensorData.from_array("", array, var.elem_type)
+            # A Constant node's tensor goes unnamed (its output is the name).
+            tensor_name = "" if self.constants_as_nodes else name
+            data = TensorData(tensor_name, elem, array.shape, array=array)
             if self.constants_as_nodes:
                 self.constant_nodes.append(
                     Node(
                         "Constant",
                         [],
                         [name],
-                        name=self.namer.fresh("Constant"),
+                        name=self.node_name("Constant"),
                         attributes=[Attribute("value", "TENSOR", data)],
                     )
                 )
                 self.uses_constant_node = True
             else:
-                data.name = name
                 target = self.initializers
                 if var.name is not None and self.body_initializers:
                     scope, own = self.body_initializers[-1]
@@ -261,9 +282,9 @@ class GraphEmitter:
                 target.append(data)
                 # IR 3 lists every initializer among the graph inputs; ours are not inputs.
                 self.feature_ir = max(self.feature_ir, FEATURE_IR["initializer_not_input"])
-            if var.elem_type not in self.seen_elems:
-                self.seen_elems.add(var.elem_type)
-                self.feature_ir = max(self.feature_ir, min_ir_for_elem_type(var.elem_type))
+            if elem not in self.seen_elems:
+                self.seen_elems.add(elem)
+                self.feature_ir = max(self.feature_ir, min_ir_for_elem_type(elem))
         self.names[id(var)] = name
         return name
 
@@ -334,7 +355,7 @@ class GraphEmitter:
         """An Identity node copying ``var`` to ``out_name`` (its type decides the opset)."""
         self.identity_types.append((out_name, var.type))
         return Node(
-            "Identity", [self._input_name(var)], [out_name], name=self.namer.fresh("Identity")
+            "Identity", [self._input_name(var)], [out_name], name=self.node_name("Identity")
         )
 
     def _assign_output_names(self) -> None:

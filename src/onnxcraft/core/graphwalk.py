@@ -66,24 +66,25 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
         root = classify(out)
         if root is None or id(root) in done_nodes:
             continue
-        # Iterative post-order DFS: a frame is (node, dependencies, next index).
-        stack: list[tuple[OpCall, list[Var], int]] = [(root, _dependencies(root, cache), 0)]
+        # Iterative post-order DFS: a frame is a node and the iterator over its dependencies.
+        stack = [(root, iter(_dependencies(root, cache)))]
         on_stack = {id(root)}
         while stack:
-            node, deps, i = stack[-1]
-            if i < len(deps):
-                stack[-1] = (node, deps, i + 1)
-                child = classify(deps[i])
+            node, pending = stack[-1]
+            for dep in pending:
+                child = classify(dep)
                 if child is not None and id(child) not in done_nodes and id(child) not in on_stack:
-                    stack.append((child, _dependencies(child, cache), 0))
+                    stack.append((child, iter(_dependencies(child, cache))))
                     on_stack.add(id(child))
-                continue
-            stack.pop()
-            on_stack.discard(id(node))
-            done_nodes.add(id(node))
-            result.nodes.append(node)
-            for body in node.bodies():
-                result.bodies[id(body)] = cache[id(body)]
+                    break
+            else:
+                stack.pop()
+                on_stack.discard(id(node))
+                done_nodes.add(id(node))
+                result.nodes.append(node)
+                if node.attributes:
+                    for body in node.bodies():
+                        result.bodies[id(body)] = cache[id(body)]
     result.nodes.sort(key=_call_order)
     return result
 
@@ -94,6 +95,8 @@ def _call_order(node: OpCall) -> int:
 
 def _dependencies(node: OpCall, cache: dict[int, Collected]) -> list[Var]:
     deps = [v for v in node.inputs if v is not None]
+    if not node.attributes:
+        return deps
     for body in node.bodies():
         inner = collect_body(body, cache)
         deps.extend(inner.captures)

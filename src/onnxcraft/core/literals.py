@@ -18,7 +18,7 @@ import numpy as np
 from onnxcraft.core.var import INITIALIZER, Var
 from onnxcraft.dtypes import ElementType, as_representation, element_type_of, numpy_dtype
 from onnxcraft.errors import OpAttributeError, OpInputError
-from onnxcraft.types import Tensor, ValueType
+from onnxcraft.types import Tensor, ValueType, shared_tensor
 
 __all__ = ["is_literal", "literal_array", "lift", "default_elem_type"]
 
@@ -80,6 +80,12 @@ def _has_element_type(dtype: np.dtype[Any]) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+@cache
+def _numpy_dtype(elem: ElementType) -> np.dtype[Any]:
+    """Cached: every literal converts to one of a handful of element types."""
+    return numpy_dtype(elem)
 
 
 def _error(role: str) -> type[OpInputError | OpAttributeError]:
@@ -149,7 +155,7 @@ def convert(
     if array.dtype == object:
         raise _error(role)(f"{op}: {role} {arg!r} expects {elem.name.lower()}, got strings")
     try:
-        target = numpy_dtype(elem)
+        target = _numpy_dtype(elem)
     except ValueError as exc:
         raise _error(role)(
             f"{op}: {role} {arg!r}: element type {elem.name} cannot hold a literal"
@@ -224,8 +230,9 @@ def lift(array: np.ndarray, elem: ElementType, scope: int) -> Var:
     # The graph keeps the data by reference (weights can be large); a read-only view stops
     # the graph's own code from writing into the user's buffer.
     view = array.view()
-    view.flags.writeable = False
-    return Var(Tensor(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
+    view.setflags(write=False)
+    # A numpy shape is a tuple of valid dims: no re-checking, and equal types share one object.
+    return Var(shared_tensor(elem, array.shape), kind=INITIALIZER, value=view, scope=scope)
 
 
 def allowed_elems(allowed: tuple[ValueType, ...]) -> set[ElementType]:

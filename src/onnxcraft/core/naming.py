@@ -1,8 +1,11 @@
 """Names for one model's values and nodes: unique across the model, deterministic, readable.
 
 ``build`` claims every explicit name first (inputs, ``named()``, output keys), then gives the
-rest fresh names from readable bases (``matmul_0``, ``const_3``, ``Identity_1``) in the order
-it emits them, so the same code always gives the same names.
+rest fresh names from readable bases in the order it emits them, so the same code always
+gives the same names: a node output is named after its operator (``matmul0``, ``add3``,
+``topk_indices0``), a constant ``c0``, ``c1`` ...; nodes get names (``MatMul0``) only when
+asked for (``build(node_names=True)``). The names are as short as a hand-written
+onnx.helper model's, so the file is no larger.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class Namer:
     def __init__(self) -> None:
         self.used: set[str] = set()
         self.counters: dict[str, int] = {}
+        self.bases: dict[str, str] = {}  # base asked for -> the identifier it is written as
 
     def claim(self, name: str) -> bool:
         if name in self.used:
@@ -50,12 +54,19 @@ class Namer:
         return True
 
     def fresh(self, base: str) -> str:
-        base = _IDENTIFIER.sub("_", base) or "v"
-        if base[0].isdigit():
-            base = "_" + base
+        clean = self.bases.get(base)
+        if clean is None:  # a model asks for a handful of bases, each many times
+            clean = _IDENTIFIER.sub("_", base) or "v"
+            if clean[0].isdigit():
+                clean = "_" + clean
+            self.bases[base] = clean
+        base = clean
+        # ``mul0``, ``topk_values2``; a base that ends in a digit keeps a separator
+        # (``conv2_0``), so that two bases never make the same name.
+        joined = base + "_" if base[-1].isdigit() else base
         n = self.counters.get(base, 0)
         while True:
-            candidate = f"{base}_{n}"
+            candidate = f"{joined}{n}"
             n += 1
             if candidate not in self.used:
                 self.counters[base] = n

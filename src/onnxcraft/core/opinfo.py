@@ -81,6 +81,10 @@ class OpInfo:
     has_axis_attributes: bool = field(init=False)
     ruled_attributes: frozenset[str] = field(init=False)  # enumerated or axis attributes
     defaults: dict[str, Any] = field(init=False)  # attribute name -> its default, where given
+    # How many inputs a call gives at least and at most (None: no limit); every call checks
+    # them, so they are counted once here.
+    min_inputs: int = field(init=False)
+    max_inputs: int | None = field(init=False)
 
     def __post_init__(self) -> None:
         required = tuple(a for a in self.attributes.values() if a.required)
@@ -91,6 +95,15 @@ class OpInfo:
         object.__setattr__(self, "ruled_attributes", ruled)
         defaults = {a.name: a.default for a in self.attributes.values() if a.default is not None}
         object.__setattr__(self, "defaults", defaults)
+        count = 0
+        for formal in self.inputs:
+            if formal.option == SINGLE:
+                count += 1
+            elif formal.option == VARIADIC:
+                count += formal.min_arity
+        object.__setattr__(self, "min_inputs", count)
+        variadic = bool(self.inputs) and self.inputs[-1].option == VARIADIC
+        object.__setattr__(self, "max_inputs", None if variadic else len(self.inputs))
 
     @property
     def label(self) -> str:
@@ -99,22 +112,6 @@ class OpInfo:
     @property
     def qualified(self) -> str:
         return f"{self.domain or 'ai.onnx'}@{self.since_version}::{self.op_type}"
-
-    @property
-    def min_inputs(self) -> int:
-        count = 0
-        for formal in self.inputs:
-            if formal.option == SINGLE:
-                count += 1
-            elif formal.option == VARIADIC:
-                count += formal.min_arity
-        return count
-
-    @property
-    def max_inputs(self) -> int | None:
-        if self.inputs and self.inputs[-1].option == VARIADIC:
-            return None
-        return len(self.inputs)
 
 
 def _formals(params: Any, constraints: dict[str, tuple[ValueType, ...]]) -> tuple[FormalInfo, ...]:

@@ -53,15 +53,17 @@ def model_opsets(
         override = {"": override}
     for domain, version in (override or {}).items():
         requested["" if domain == "ai.onnx" else domain] = int(version)
+    checked: set[tuple[int, int]] = set()  # (id(OpInfo), opset): a model repeats a few
     for node in calls:
         op = node.op
-        if op.custom or op.function is not None:
+        if op.custom or op.function is not None or (id(op), node.opset) in checked:
             continue
+        checked.add((id(op), node.opset))
         chosen = requested[op.domain]
         in_force = resolve_since_version(op.domain, op.op_type, chosen)
         if in_force != op.since_version:
             raise BuildError(
-                f"build: node {node.name!r} ({op.op_type}) was built with version "
+                f"build: a {op.op_type} node was built with version "
                 f"{op.since_version} (from an opset {node.opset} module), but at the model's "
                 f"{op.domain or 'ai.onnx'} opset {chosen} {op.op_type} is "
                 f"{_status_at(op.domain, op.op_type, chosen, in_force)}; build "

@@ -33,6 +33,7 @@ from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.infer.engine import infer_types
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
@@ -113,10 +114,19 @@ class GraphInference:
             else:
                 values[info.name] = value
         for tensor in graph.initializers:
-            t = Tensor(tensor.elem_type, tensor.dims)
-            types[tensor.name] = self._refined(types.get(tensor.name), t, tensor.name)
-            if _small(tensor.dims):
-                values[tensor.name] = tensor  # decoded only if a rule asks for the value
+            dims = tensor.dims
+            # Read dims are ints and a read element type an ElementType: valid ones (dims
+            # >= 0, a defined type) need no re-checking by Tensor().
+            elem = tensor.elem_type
+            if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
+                t = _tensor(elem, dims)
+            else:
+                t = Tensor(elem, dims)
+            name = tensor.name
+            known = types.get(name)
+            types[name] = t if known is None else self._refined(known, t, name)
+            if _small(dims):
+                values[name] = tensor  # decoded only if a rule asks for the value
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
         for node in graph.nodes:
@@ -432,7 +442,11 @@ def _check_attributes(op: OpInfo, node: ir.Node) -> None:
 
 
 def _label(node: ir.Node) -> str:
-    return f"node {node.name or node.op_type!r} ({node.op_type})"
+    """A node by its name, or (unnamed, as built by default) by its first output's name."""
+    if node.name or not any(node.outputs):
+        return f"node {node.name or node.op_type!r} ({node.op_type})"
+    output = next(name for name in node.outputs if name)
+    return f"node of output {output!r} ({node.op_type})"
 
 
 def _untaken_branch(op: OpInfo, input_values: list[Any]) -> str | None:

@@ -7,12 +7,12 @@ package root imports it on first use).
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from onnxcraft import ir
 from onnxcraft.core.refine import refine
 from onnxcraft.errors import InferenceError
+from onnxcraft.gcpause import gc_paused
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
 from onnxcraft.io import model_proto
 from onnxcraft.proto.serde import (
@@ -37,9 +37,7 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     """
     # Reading, inferring and writing a large model allocates many objects and frees none:
     # the cyclic garbage collector would only rescan them, so it pauses meanwhile.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         if isinstance(model, ir.Model):
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
             proto = None
@@ -62,6 +60,3 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             raise InferenceError(
                 f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
             ) from None
-    finally:
-        if collecting:
-            gc.enable()

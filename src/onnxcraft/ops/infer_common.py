@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError
 from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext
-from onnxcraft.types import Dim, Shape, Tensor, ValueType
+from onnxcraft.types import Dim, Shape, Tensor, ValueType, shared_tensor
 
 __all__ = [
     "broadcast",
@@ -38,16 +38,11 @@ __all__ = [
     "unknown_dims",
 ]
 
-_new = object.__new__
-_set = object.__setattr__
-
 
 def tensor(elem: ElementType | None, shape: Shape) -> Tensor:
-    """A tensor type from parts the rules have already validated (no re-checking)."""
-    t = _new(Tensor)
-    _set(t, "elem_type", elem)
-    _set(t, "shape", shape)
-    return t
+    """A tensor type from parts the rules have already validated (no re-checking; equal types
+    share one object, see :func:`onnxcraft.types.shared_tensor`)."""
+    return shared_tensor(elem, shape)
 
 
 def unknown_dims(rank: Dim) -> Shape:
@@ -100,6 +95,12 @@ def broadcast(op: str, a: Shape, b: Shape, names: tuple[str, str] = ("A", "B")) 
         return None
     if a == b:
         return a
+    # The common case of a bias or scale: one shape ends the other (equal dims broadcast to
+    # themselves, missing leading ones count as 1).
+    if len(b) <= len(a) and a[len(a) - len(b) :] == b:
+        return a
+    if len(a) < len(b) and b[len(b) - len(a) :] == a:
+        return b
     rank = max(len(a), len(b))
     pa = (1,) * (rank - len(a)) + tuple(a)
     pb = (1,) * (rank - len(b)) + tuple(b)

@@ -36,7 +36,7 @@ from onnxcraft.proto.payload import (
     external_size_problem,
     tensor_storage_problem,
 )
-from onnxcraft.proto.tensor import from_array, mapped_array, to_array
+from onnxcraft.proto.tensor import mapped_array, to_array, write_array
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = [
@@ -189,16 +189,33 @@ def _tensor_to_proto(data: ir.TensorData, out: TensorProto) -> None:
         if data.name:
             out.name = data.name
         return
-    out.CopyFrom(from_array(data.array(), name=data.name or None, elem_type=data.elem_type))
+    write_array(out, data.array(), data.name or None, elem_type=data.elem_type)
     if data.doc_string:
         out.doc_string = data.doc_string
-    _metadata_to_proto(data.metadata, out.metadata_props)
+    if data.metadata:
+        _metadata_to_proto(data.metadata, out.metadata_props)
+
+
+# TypeProtos of the value types written lately: a model's values share a few types (a chain's
+# every value is float[N, 16]), and copying a made message is a quarter of making it anew.
+_TYPE_PROTOS: dict[ValueType, TypeProto] = {}
+_TYPE_PROTOS_KEPT = 4096
+
+
+def _type_proto_of(value: ValueType) -> TypeProto:
+    found = _TYPE_PROTOS.get(value)
+    if found is None:
+        if len(_TYPE_PROTOS) >= _TYPE_PROTOS_KEPT:
+            _TYPE_PROTOS.clear()
+        found = _TYPE_PROTOS[value] = TypeProto()
+        type_to_proto(value, found)
+    return found
 
 
 def _value_info_to_proto(info: ir.ValueInfo, out: ValueInfoProto) -> None:
     out.name = info.name
     if info.type is not None:
-        type_to_proto(info.type, out.type)
+        out.type.CopyFrom(_type_proto_of(info.type))
     if info.doc_string:
         out.doc_string = info.doc_string
     _metadata_to_proto(info.metadata, out.metadata_props)
@@ -273,9 +290,12 @@ def _nodes_to_proto(nodes: Iterable[ir.Node], out: Any) -> None:
             proto.overload = node.overload
         if node.doc_string:
             proto.doc_string = node.doc_string
-        for attr in node.attributes:
-            _attribute_to_proto(attr, proto.attribute.add())
-        _metadata_to_proto(node.metadata, proto.metadata_props)
+        if node.attributes:  # most nodes have none: no repeated field looked up for them
+            attribute = proto.attribute
+            for attr in node.attributes:
+                _attribute_to_proto(attr, attribute.add())
+        if node.metadata:
+            _metadata_to_proto(node.metadata, proto.metadata_props)
 
 
 def _graph_to_proto(graph: ir.Graph, out: GraphProto) -> None:
@@ -415,7 +435,7 @@ class _Reader:
             source=proto,
             doc_string=proto.doc_string,
         )
-        data.malformed = tensor_storage_problem(proto)
+        data.judge_storage(partial(tensor_storage_problem, proto))
         return data
 
     def _mapped_tensor(self, proto: TensorProto) -> ir.TensorData:
@@ -446,7 +466,7 @@ class _Reader:
         if kind is None:
             kind = _guess_attribute_type(proto)
         attr = ir.Attribute(proto.name, kind, None, proto.ref_attr_name, proto.doc_string)
-        attr.malformed = attribute_storage_problem(proto)
+        attr.judge_storage(partial(attribute_storage_problem, proto))
         if proto.ref_attr_name:
             return attr
         if kind == "FLOAT":

@@ -42,6 +42,7 @@ __all__ = [
     "to_array",
     "to_sparse",
     "to_value",
+    "write_array",
 ]
 
 _FOUR_BIT = {ElementType.INT4, ElementType.UINT4, ElementType.FLOAT4E2M1}
@@ -73,6 +74,24 @@ _INT32_FIELD = {
     ElementType.INT2,
     ElementType.UINT2,
 }
+
+
+def _stored_as_is() -> dict[np.dtype[Any], ElementType]:
+    """The numpy dtypes that already are their element type's raw_data encoding (little-endian,
+    one element per slot): an array of one is written with a single ``tobytes()``."""
+    found: dict[np.dtype[Any], ElementType] = {}
+    for elem in ElementType:
+        if elem in (ElementType.UNDEFINED, ElementType.STRING):
+            continue
+        if elem in _FOUR_BIT or elem in _TWO_BIT or elem in _SIX_BIT:
+            continue
+        dtype = numpy_dtype(elem)
+        if dtype.names is None and dtype.byteorder in "<|=":
+            found[dtype] = elem
+    return found
+
+
+_AS_STORED = _stored_as_is()
 
 
 def _label(tensor: TensorProto) -> str:
@@ -326,15 +345,40 @@ def from_array(
     array: Any, name: str | None = None, *, elem_type: ElementType | int | None = None
 ) -> TensorProto:
     """A TensorProto holding ``array`` (numpy array, or anything numpy.asarray accepts)."""
-    array, elem = _as_element_array(array, elem_type)
     tensor = TensorProto()
+    write_array(tensor, array, name, elem_type=elem_type)
+    return tensor
+
+
+def write_array(
+    tensor: TensorProto,
+    array: Any,
+    name: str | None = None,
+    *,
+    elem_type: ElementType | int | None = None,
+) -> None:
+    """Fill the empty ``tensor`` with ``array``, as :func:`from_array` would make it.
+
+    Writing into the message a graph already holds saves building a second one and copying
+    it in (a model's build writes one tensor per constant).
+    """
+    if type(array) is np.ndarray:
+        elem = _AS_STORED.get(array.dtype)
+        if elem is not None and (elem_type is None or elem_type == elem):
+            if name:
+                tensor.name = name
+            tensor.data_type = int(elem)
+            tensor.dims.extend(array.shape)
+            tensor.raw_data = array.tobytes()  # the encoding itself, in C order
+            return
+    array, elem = _as_element_array(array, elem_type)
     if name:
         tensor.name = name
     tensor.data_type = int(elem)
     tensor.dims.extend(array.shape)
     if elem != ElementType.STRING:
         tensor.raw_data = bytes(_raw_encoding(array, elem))
-        return tensor
+        return
     for value in array.reshape(-1):
         if isinstance(value, bytes):
             tensor.string_data.append(value)
@@ -344,7 +388,6 @@ def from_array(
             raise TensorConversionError(
                 f"from_array: a string tensor holds a {type(value).__name__}: {value!r}"
             )
-    return tensor
 
 
 # -- sequences, maps, optionals ------------------------------------------------------------------

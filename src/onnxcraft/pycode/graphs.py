@@ -279,7 +279,11 @@ class GraphWriter:
             identifier = self.ids.fresh(info.name or "arg")
             scope.env[info.name] = identifier
             parameters.append(identifier)
-        owner = f"{node.op_type} node {node.name!r}" if node.name else f"a {node.op_type} node"
+        owner = (
+            f"{node.op_type} node {node.name!r}"
+            if node.name
+            else f"{_article(node.op_type)} {node.op_type} node"
+        )
         comment = f"# subgraph {string_text(graph.name)}: {attr_name} of {owner}"
         lines = ["", indent + shortened(comment, LINE_LENGTH - len(indent))]
         lines.extend(layout(Group(f"def {function}(", tuple(parameters), "):"), indent))
@@ -361,3 +365,8 @@ class GraphWriter:
         else:
             lines.extend(layout(Group("[", tuple(results), "]"), _INDENT, prefix="return "))
         return lines
+
+
+def _article(word: str) -> str:
+    """ "an" before a vowel (an If node), else "a" (a Loop node)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
