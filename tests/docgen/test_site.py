@@ -1,5 +1,6 @@
 """The documentation site: built by MkDocs from the guide and the operator reference, and
-looked at in a real browser (the Conv page's tables, search finding Conv, no broken link)."""
+looked at in a real browser (the Conv page's tables, descriptions and examples, a plot on a
+unary operator's page, search finding Conv, no broken link)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from onnxcraft import specs
 from onnxcraft.docgen.site import SiteError, build_site, guide_pages
 from tests.browser import browser_page, screenshot, served
 
@@ -35,7 +37,8 @@ def test_every_guide_page_and_operator_page_is_built(site: Path) -> None:
 def test_no_internal_link_is_broken(site: Path) -> None:
     broken = []
     for page in site.rglob("*.html"):
-        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+        # links, and the pictures (plots) and scripts a page loads
+        for href in re.findall(r'(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8")):
             parts = urlsplit(href)
             if parts.scheme or parts.netloc or not parts.path:
                 continue  # another site, or an anchor of the same page
@@ -51,6 +54,7 @@ def test_no_internal_link_is_broken(site: Path) -> None:
 
 
 def test_the_conv_page_renders_its_tables_in_a_browser(site: Path) -> None:
+    conv = specs.get("Conv")
     with served(site) as root, browser_page() as page:
         page.goto(f"{root}/operators/ai.onnx/Conv.html")
         assert page.locator("h1").first.inner_text().startswith("Conv")
@@ -59,8 +63,37 @@ def test_the_conv_page_renders_its_tables_in_a_browser(site: Path) -> None:
         for i in range(tables.count()):
             box = tables.nth(i).bounding_box()
             assert box is not None and box["width"] > 0 and box["height"] > 0
-        assert "kernel_shape" in page.locator("article").inner_text()
+        text = page.locator("article").inner_text()
+        assert "kernel_shape" in text
+        assert page.locator("article th", has_text="description").count() >= 3
+        # every description of the newest version is on the page (the spec tests demand them)
+        for item in (*conv.inputs, *conv.outputs, *conv.attributes):
+            shown = " ".join(item.description.replace("`", "").split())  # code spans render
+            assert shown in " ".join(text.split()), item.name
+        # the examples in force, each with its code block: inputs, the call, the outputs
+        for example in conv.examples:
+            title = page.locator("article p strong", has_text=example["title"].strip()).first
+            assert title.is_visible()
+            block = title.locator("xpath=../following-sibling::*[1]")
+            assert "op.Conv(" in block.inner_text()
         screenshot(page, "site-conv")
+        if conv.examples:
+            page.locator("article p strong").first.scroll_into_view_if_needed()
+            screenshot(page, "site-conv-example")
+
+
+def test_a_unary_page_shows_its_plot(site: Path) -> None:
+    with served(site) as root, browser_page() as page:
+        page.goto(f"{root}/operators/ai.onnx/Tanh.html")
+        plot = page.locator('article img[src$="plots/Tanh.svg"]')
+        assert plot.count() == 1
+        plot.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "img => img.complete && img.naturalWidth > 0", arg=plot.element_handle()
+        )
+        box = plot.bounding_box()
+        assert box is not None and box["width"] > 200 and box["height"] > 100
+        screenshot(page, "site-tanh-plot")
 
 
 def test_search_finds_conv(site: Path) -> None:

@@ -74,7 +74,17 @@ def _literal(value: Any) -> str:
 def _annotation(op: str, attr: Any) -> str:
     if attr.type == "INT" and attr.name in _DTYPE_ATTRIBUTES:
         return "_rt.DTypeLike"
+    allowed = getattr(attr, "allowed", ())
+    if allowed and attr.type in ("STRING", "INT"):
+        return _literal_type(allowed)
+    if allowed and attr.type in ("STRINGS", "INTS"):
+        return f"_Seq[{_literal_type(allowed)}]"
     return _ATTR_ANNOTATIONS.get(attr.type, "_Any")
+
+
+def _literal_type(allowed: Iterable[Any]) -> str:
+    """``_Literal["a", "b"]``: a type checker then refuses any other value."""
+    return "_Literal[" + ", ".join(_literal(v) for v in allowed) + "]"
 
 
 def _default(attr: Any) -> tuple[str, bool]:
@@ -215,6 +225,7 @@ def generate_module(
         "from __future__ import annotations\n\n",
         "from collections.abc import Sequence as _Seq\n",
         "from typing import Any as _Any\n",
+        "from typing import Literal as _Literal\n",
         "from typing import NamedTuple as _NamedTuple\n\n",
         "from typing_extensions import Never as _Never\n\n",
         "import numpy.typing as _npt\n\n",

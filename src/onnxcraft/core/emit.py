@@ -14,6 +14,12 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.core import hooks, literals
+from onnxcraft.core.attribute_bounds import (
+    axis_problem,
+    bounding_input,
+    rank_of,
+    value_problem,
+)
 from onnxcraft.core.attributes import infer_attribute_type, normalize_attribute
 from onnxcraft.core.bodies import body_tracer, variadic_output_count
 from onnxcraft.core.function_ref import AttrRef
@@ -240,6 +246,10 @@ def _prepare_attributes(
         if info.type in ("GRAPH", "GRAPHS"):
             tracer = body_tracer(op, inputs, given)
         normalized = normalize_attribute(name, attr_name, info.type, value, tracer)
+        if info.allowed:
+            problem = value_problem(info, normalized)
+            if problem is not None:
+                raise OpAttributeError(f"{name}: {problem}")
         if info.default is not None and _equals_default(normalized, info.default):
             continue
         result[attr_name] = normalized
@@ -248,7 +258,25 @@ def _prepare_attributes(
             raise OpAttributeError(
                 f"{name}: missing required attribute {info.name!r} (of type {info.type})"
             )
+    if op.has_axis_attributes:
+        _check_axes(op, result, inputs)
     return result
+
+
+def _check_axes(op: OpInfo, attributes: dict[str, Any], inputs: tuple[Var | None, ...]) -> None:
+    """Axis attributes within the rank of the input that bounds them, where it is known."""
+    for attr_name, value in attributes.items():
+        info = op.attributes.get(attr_name)
+        index = None if info is None else bounding_input(op, info)
+        if info is None or index is None or index >= len(inputs) or isinstance(value, AttrRef):
+            continue
+        var = inputs[index]
+        rank = None if var is None else rank_of(var.type)
+        if rank is None:
+            continue
+        problem = axis_problem(info, value, rank, op.defaults | attributes)
+        if problem is not None:
+            raise OpAttributeError(f"{op.op_type}: {problem}")
 
 
 def _reference(op: OpInfo, attr_name: str, ref: AttrRef) -> AttrRef:

@@ -19,7 +19,7 @@ from onnxcraft.specs import get as get_spec
 from onnxcraft.types import Tensor, ValueType
 
 if TYPE_CHECKING:
-    from onnxcraft.specs.model import OpSpec
+    from onnxcraft.specs.model import AxisBound, OpSpec
 
 __all__ = ["AttrInfo", "CustomRule", "FormalInfo", "OpInfo", "op_info", "custom_op_info"]
 
@@ -46,6 +46,8 @@ class AttrInfo:
     type: str  # ONNX attribute type name: "INT", "FLOATS", "GRAPH", ...
     required: bool
     default: Any  # plain Python value, None when there is none
+    allowed: tuple[str | int, ...] = ()  # an enumerated attribute's values (each element's)
+    axis: AxisBound | None = None  # an axis attribute: which input's rank bounds it
 
 
 # The inference rule an operator without a spec brings (custom_op's infer=, a traced
@@ -76,10 +78,19 @@ class OpInfo:
     # that ``build`` turns into the model's FunctionProto; it answers ``to_ir()``.
     function: Any = None
     required_attributes: tuple[AttrInfo, ...] = field(init=False)
+    has_axis_attributes: bool = field(init=False)
+    ruled_attributes: frozenset[str] = field(init=False)  # enumerated or axis attributes
+    defaults: dict[str, Any] = field(init=False)  # attribute name -> its default, where given
 
     def __post_init__(self) -> None:
         required = tuple(a for a in self.attributes.values() if a.required)
         object.__setattr__(self, "required_attributes", required)
+        axes = any(a.axis is not None for a in self.attributes.values())
+        object.__setattr__(self, "has_axis_attributes", axes)
+        ruled = frozenset(a.name for a in self.attributes.values() if a.allowed or a.axis)
+        object.__setattr__(self, "ruled_attributes", ruled)
+        defaults = {a.name: a.default for a in self.attributes.values() if a.default is not None}
+        object.__setattr__(self, "defaults", defaults)
 
     @property
     def label(self) -> str:
@@ -143,7 +154,8 @@ def from_spec(spec: OpSpec) -> OpInfo:
         tc.name: tuple(parse_type_string(t) for t in tc.allowed) for tc in spec.type_constraints
     }
     attributes = {
-        a.name: AttrInfo(a.name, a.type, bool(a.required), a.default) for a in spec.attributes
+        a.name: AttrInfo(a.name, a.type, bool(a.required), a.default, a.allowed, a.axis)
+        for a in spec.attributes
     }
     return OpInfo(
         domain=spec.domain,

@@ -84,6 +84,11 @@ def _other_files(folder: Path) -> list[Path]:
 
 
 def _landing_page(guide: list[tuple[str, str]]) -> str:
+    if not guide:  # a user's reference alone
+        return (
+            "# Operator reference\n\n- [Every operator of every version](operators/README.md)"
+            ": inputs, outputs, attributes with their meaning, and examples.\n"
+        )
     lines = [
         "# onnxcraft",
         "",
@@ -106,6 +111,7 @@ def _landing_page(guide: list[tuple[str, str]]) -> str:
 
 def _config(site_dir: Path, guide: list[tuple[str, str]], sections: list[tuple[str, str]]) -> str:
     nav = "\n".join(f"      - {title!r}: {path}" for path, title in guide)
+    guide_nav = f"  - Guide:\n{nav}\n" if guide else ""
     more = "".join(f"\n  - {title!r}: {path}" for path, title in sections)
     return f"""site_name: onnxcraft
 site_dir: {str(site_dir)!r}
@@ -131,21 +137,23 @@ validation:
     anchors: warn
 nav:
   - Home: index.md
-  - Guide:
-{nav}
-  - Operators: operators/README.md{more}
+{guide_nav}  - Operators: operators/README.md{more}
 """
 
 
 def build_site(
-    out: Path, *, operator_pages: Mapping[str, str] | None = None, guide_dir: Path = GUIDE_DIR
+    out: Path,
+    *,
+    operator_pages: Mapping[str, str] | None = None,
+    guide_dir: Path | None = GUIDE_DIR,
 ) -> Path:
     """Build the site into ``out`` (created or replaced); return the path of its index page.
 
-    ``operator_pages`` (path under ``operators/`` -> Markdown) defaults to the reference
-    generated from the specs now.
+    ``operator_pages`` (path under ``operators/`` -> Markdown or SVG text) defaults to the
+    reference generated from the specs now; ``guide_dir`` None leaves the guide out (the site
+    of a user's spec folder).
     """
-    if not Path(guide_dir).is_dir():
+    if guide_dir is not None and not Path(guide_dir).is_dir():
         raise SiteError(f"build_site: guide_dir {str(guide_dir)!r} is not a folder of pages")
     if operator_pages is None:
         operator_pages = generate()
@@ -154,12 +162,17 @@ def build_site(
         docs = Path(staging) / "docs"
         (docs / "operators").mkdir(parents=True)
         guide = []
-        for page in guide_pages(guide_dir):
+        for page in guide_pages(guide_dir) if guide_dir is not None else []:
             text = page.read_text(encoding="utf-8")
             (docs / page.name).write_text(text, encoding="utf-8")
             guide.append((page.name, _title(text, page.stem)))
-        for asset in _other_files(guide_dir):
-            target = docs / asset.relative_to(guide_dir)
+        assets = (
+            []
+            if guide_dir is None
+            else [(a, a.relative_to(guide_dir)) for a in _other_files(guide_dir)]
+        )
+        for asset, relative_path in assets:
+            target = docs / relative_path
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(asset, target)
         for relative, text in operator_pages.items():
@@ -171,7 +184,7 @@ def build_site(
         # a subfolder with an index page (the converter gallery) is a section of its own
         sections = [
             (f"{index.parent.name}/index.md", _title(index.read_text("utf-8"), index.parent.name))
-            for index in sorted(guide_dir.glob("*/index.md"))
+            for index in (sorted(guide_dir.glob("*/index.md")) if guide_dir is not None else [])
         ]
         config_file.write_text(_config(out, guide, sections), encoding="utf-8")
         warnings = _Warnings()

@@ -53,6 +53,9 @@ __all__ = [
     "same_value",
 ]
 
+_SMALL_INTEGERS = frozenset(
+    {ElementType.INT4, ElementType.UINT4, ElementType.INT2, ElementType.UINT2}
+)
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -238,7 +241,10 @@ def _plain(array: np.ndarray) -> Any:
     """Nested lists of JSON numbers: each float as the shortest text that reads back to the
     same value of its own type, NaN and infinities as strings."""
     if array.dtype.names is not None:
+        exotic = element_type_of(array.dtype)
         array = to_float32(array)
+        if exotic in _SMALL_INTEGERS:  # whole numbers, written as such
+            array = array.astype(np.int64)
     if array.dtype == object:
         return array.tolist()
     if array.dtype.kind == "c":
@@ -251,7 +257,7 @@ def _plain(array: np.ndarray) -> Any:
                 return "nan"
             if math.isinf(x):
                 return "inf" if x > 0 else "-inf"
-            return float(repr(x)) if array.dtype == np.float64 else float(str(x))
+            return float(x) if array.dtype == np.float64 else float(str(x))
 
         if array.ndim == 0:
             return text(array[()])

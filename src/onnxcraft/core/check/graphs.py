@@ -11,6 +11,7 @@ from __future__ import annotations
 from onnxcraft.core.check.attributes import check_attribute
 from onnxcraft.core.check.operators import (
     check_arity,
+    check_attribute_values,
     check_attributes,
     check_function_call,
     check_types,
@@ -225,6 +226,7 @@ class GraphChecker:
         check_arity(info, node, place, problems)
         check_attributes(info, node, place, problems)
         check_types(info, node, place, scope, defined, problems)
+        check_attribute_values(info, node, place, scope, defined, problems)
         check_subgraph_arity(node, info.since_version, place, problems)
 
     def _node_shape(self, node: Node, place: str) -> None:

@@ -3,17 +3,26 @@ types fit the spec; a call of a model-local function fits the function's signatu
 
 from __future__ import annotations
 
+from typing import Any
+
+from onnxcraft.core.attribute_bounds import (
+    axis_problem,
+    bounding_input,
+    rank_of,
+    value_problem,
+)
 from onnxcraft.core.check.problems import Problems, domain_label
 from onnxcraft.core.check.scope import Defined, Scope
 from onnxcraft.core.opinfo import SINGLE, VARIADIC, FormalInfo, OpInfo, op_info
 from onnxcraft.core.typestr import matches, type_to_string
 from onnxcraft.errors import OnnxcraftError
-from onnxcraft.ir import Function, Node
+from onnxcraft.ir import Attribute, Function, Node, TensorData
 from onnxcraft.specs import is_standard_domain, resolve_since_version
 from onnxcraft.types import ValueType
 
 __all__ = [
     "check_arity",
+    "check_attribute_values",
     "check_attributes",
     "check_function_call",
     "check_types",
@@ -96,6 +105,45 @@ def check_attributes(info: OpInfo, node: Node, place: str, problems: Problems) -
     for name, spec in info.attributes.items():
         if spec.required and name not in given:
             problems.report(place, "attribute", f"required attribute {name!r} is missing")
+
+
+def check_attribute_values(
+    info: OpInfo, node: Node, place: str, scope: Scope, defined: Defined, problems: Problems
+) -> None:
+    """Enumerated attributes hold allowed values; axis attributes fit their input's rank."""
+    ruled = info.ruled_attributes
+    if not ruled:
+        return
+    given = {a.name: _plain(a) for a in node.attributes if not a.ref and a.name in ruled}
+    for name, value in given.items():
+        spec = info.attributes[name]
+        if value is None:
+            continue
+        problem = value_problem(spec, value)
+        index = bounding_input(info, spec)
+        if problem is None and index is not None and index < len(node.inputs):
+            source = node.inputs[index]
+            known = defined.types[source] if source in defined.types else scope.type_of(source)
+            rank = rank_of(known) if source else None
+            if rank is not None:
+                problem = axis_problem(spec, value, rank, info.defaults | given)
+        if problem is not None:
+            problems.report(place, "attribute", f"{info.op_type}-{info.since_version}: {problem}")
+
+
+def _plain(attribute: Attribute) -> Any:
+    """An attribute's value as the rules compare it (text, ints, a tensor's array)."""
+    value = attribute.value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in value]
+    if isinstance(value, TensorData):
+        try:
+            return value.array()
+        except (ValueError, TypeError):
+            return None  # a malformed tensor is reported by the tensor rules
+    return value
 
 
 def check_arity(info: OpInfo, node: Node, place: str, problems: Problems) -> None:

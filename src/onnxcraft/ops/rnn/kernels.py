@@ -194,6 +194,8 @@ def _kernel(kind: str, per_direction: int, defaults: list[str]) -> Callable[...,
         output_sequence: int = 0,
     ) -> tuple[np.ndarray, ...]:
         x, w, r = np.asarray(x), np.asarray(w), np.asarray(r)
+        if direction == "foward" and kind == "GRU":
+            direction = "forward"  # GRU-1's default, misspelt so in the standard itself
         if direction not in ("forward", "reverse", "bidirectional"):
             fail(kind, f"direction must be forward, reverse or bidirectional, got {direction!r}")
         directions = 2 if direction == "bidirectional" else 1

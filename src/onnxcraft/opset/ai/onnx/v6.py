@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as _Seq
 from typing import Any as _Any
+from typing import Literal as _Literal
 from typing import NamedTuple as _NamedTuple
 
 from typing_extensions import Never as _Never
@@ -1707,7 +1708,7 @@ def Pad(
     data: _rt.VarLike,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
     **unknown: _Never,

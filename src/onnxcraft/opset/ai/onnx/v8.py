@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as _Seq
 from typing import Any as _Any
+from typing import Literal as _Literal
 from typing import NamedTuple as _NamedTuple
 
 from typing_extensions import Never as _Never
@@ -1746,7 +1747,7 @@ def Pad(
     data: _rt.VarLike,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
     **unknown: _Never,
@@ -2356,7 +2357,7 @@ def Scan(
     sequence_lens: _rt.VarLike | None = None,
     *initial_state_and_scan_inputs: _rt.VarLike,
     body: _rt.GraphLike = _rt.REQUIRED,
-    directions: _Seq[int] | None = None,
+    directions: _Seq[_Literal[0, 1]] | None = None,
     num_scan_inputs: int = _rt.REQUIRED,
     outputs_count: int | None = None,
     **unknown: _Never,

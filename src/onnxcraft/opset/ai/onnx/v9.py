@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as _Seq
 from typing import Any as _Any
+from typing import Literal as _Literal
 from typing import NamedTuple as _NamedTuple
 
 from typing_extensions import Never as _Never
@@ -2112,7 +2113,7 @@ def Pad(
     data: _rt.VarLike,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
     **unknown: _Never,
@@ -2723,9 +2724,9 @@ def Scan(
     body: _rt.GraphLike = _rt.REQUIRED,
     num_scan_inputs: int = _rt.REQUIRED,
     scan_input_axes: _Seq[int] | None = None,
-    scan_input_directions: _Seq[int] | None = None,
+    scan_input_directions: _Seq[_Literal[0, 1]] | None = None,
     scan_output_axes: _Seq[int] | None = None,
-    scan_output_directions: _Seq[int] | None = None,
+    scan_output_directions: _Seq[_Literal[0, 1]] | None = None,
     outputs_count: int | None = None,
     **unknown: _Never,
 ) -> tuple[_Var, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as _Seq
 from typing import Any as _Any
+from typing import Literal as _Literal
 from typing import NamedTuple as _NamedTuple
 
 from typing_extensions import Never as _Never
