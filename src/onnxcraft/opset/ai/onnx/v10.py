@@ -1143,9 +1143,9 @@ def GRU(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
     **unknown: _Never,
@@ -1576,9 +1576,9 @@ def LSTM(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
     **unknown: _Never,
@@ -2066,7 +2066,7 @@ def Min(*data_0: _rt.VarLike, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Min", 8), _OPSET, (*data_0,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.
@@ -2514,9 +2514,9 @@ def RNN(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] = ("Tanh", "Tanh",),
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] = ("Tanh", "Tanh",),
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     **unknown: _Never,
 ) -> RNNOutputs:
@@ -3616,7 +3616,7 @@ def StringNormalizer(
     X: _rt.VarLike,
     /,
     *,
-    case_change_action: str = "NONE",
+    case_change_action: _Literal["NONE", "LOWER", "UPPER"] = "NONE",
     is_case_sensitive: int = 0,
     locale: str | None = None,
     stopwords: _Seq[str] | None = None,
@@ -3725,7 +3725,7 @@ def TfIdfVectorizer(
     max_gram_length: int = _rt.REQUIRED,
     max_skip_count: int = _rt.REQUIRED,
     min_gram_length: int = _rt.REQUIRED,
-    mode: str = _rt.REQUIRED,
+    mode: _Literal["TF", "IDF", "TFIDF"] = _rt.REQUIRED,
     ngram_counts: _Seq[int] = _rt.REQUIRED,
     ngram_indexes: _Seq[int] = _rt.REQUIRED,
     pool_int64s: _Seq[int] | None = None,

@@ -623,7 +623,7 @@ def BitShift(
     Y: _rt.VarLike,
     /,
     *,
-    direction: str = _rt.REQUIRED,
+    direction: _Literal["LEFT", "RIGHT"] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:
     """Shifts the bits of X left or right (per `direction`) by the amounts in Y, elementwise
@@ -1863,11 +1863,11 @@ def GRU(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     linear_before_reset: int = 0,
     **unknown: _Never,
 ) -> GRUOutputs:
@@ -2008,7 +2008,13 @@ def GatherND(
     return _rt.emit1(("", "GatherND", 13), _OPSET, (data, indices,), {"batch_dims": batch_dims}, unknown)
 
 
-def Gelu(X: _rt.VarLike, /, *, approximate: str = "none", **unknown: _Never) -> _Var:
+def Gelu(
+    X: _rt.VarLike,
+    /,
+    *,
+    approximate: _Literal["none", "tanh"] = "none",
+    **unknown: _Never,
+) -> _Var:
     """Gaussian error linear unit x * Phi(x) applied elementwise, either exact (via erf) or
     with the tanh approximation selected by `approximate`.
 
@@ -2665,12 +2671,12 @@ def LSTM(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> LSTMOutputs:
     """Long short-term memory layer run over a whole sequence, forward, reverse or
@@ -3327,7 +3333,7 @@ def Mish(X: _rt.VarLike, /, **unknown: _Never) -> _Var:
     return _rt.emit1(("", "Mish", 18), _OPSET, (X,), {}, unknown)
 
 
-def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: int = 0, **unknown: _Never) -> _Var:
+def Mod(A: _rt.VarLike, B: _rt.VarLike, /, *, fmod: _Literal[0, 1] = 0, **unknown: _Never) -> _Var:
     """Elementwise remainder of A divided by B with numpy-style broadcasting. With `fmod` = 0
     the quotient is floored so the result takes the sign of B; with `fmod` = 1 it is
     truncated as in C fmod, so the result takes the sign of A.
@@ -3435,7 +3441,7 @@ def NegativeLogLikelihoodLoss(
     /,
     *,
     ignore_index: int | None = None,
-    reduction: str = "mean",
+    reduction: _Literal["none", "sum", "mean"] = "mean",
     **unknown: _Never,
 ) -> _Var:
     """Loss from log-probabilities `input` (N, C, ...) and class `target`s: minus the target
@@ -3997,11 +4003,11 @@ def RNN(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] = ("Tanh", "Tanh",),
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] = ("Tanh", "Tanh",),
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
-    layout: int = 0,
+    layout: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> RNNOutputs:
     """Simple (Elman) recurrent layer run over a whole sequence, forward, reverse or
@@ -5415,7 +5421,7 @@ def SoftmaxCrossEntropyLoss(
     /,
     *,
     ignore_index: int | None = None,
-    reduction: str = "mean",
+    reduction: _Literal["none", "sum", "mean"] = "mean",
     **unknown: _Never,
 ) -> SoftmaxCrossEntropyLossOutputs:
     """Cross-entropy between softmax(scores) over the class axis 1 and integer `labels`, with
@@ -5658,7 +5664,7 @@ def StringNormalizer(
     X: _rt.VarLike,
     /,
     *,
-    case_change_action: str = "NONE",
+    case_change_action: _Literal["NONE", "LOWER", "UPPER"] = "NONE",
     is_case_sensitive: int = 0,
     locale: str | None = None,
     stopwords: _Seq[str] | None = None,
@@ -5808,7 +5814,7 @@ def TfIdfVectorizer(
     max_gram_length: int = _rt.REQUIRED,
     max_skip_count: int = _rt.REQUIRED,
     min_gram_length: int = _rt.REQUIRED,
-    mode: str = _rt.REQUIRED,
+    mode: _Literal["TF", "IDF", "TFIDF"] = _rt.REQUIRED,
     ngram_counts: _Seq[int] = _rt.REQUIRED,
     ngram_indexes: _Seq[int] = _rt.REQUIRED,
     pool_int64s: _Seq[int] | None = None,

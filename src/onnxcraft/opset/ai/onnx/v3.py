@@ -344,7 +344,13 @@ def BatchNormalization(
     return _rt.emit_named(("", "BatchNormalization", 1), _OPSET, (X, scale, B, mean, var,), {"consumed_inputs": consumed_inputs, "epsilon": epsilon, "is_test": is_test, "momentum": momentum, "spatial": spatial}, BatchNormalizationOutputs, unknown)
 
 
-def Cast(input: _rt.VarLike, /, *, to: str = _rt.REQUIRED, **unknown: _Never) -> _Var:
+def Cast(
+    input: _rt.VarLike,
+    /,
+    *,
+    to: _Literal["FLOAT16", "FLOAT", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL"] = _rt.REQUIRED,
+    **unknown: _Never,
+) -> _Var:
     """Converts every element to the data type named by `to`, keeping the shape; covers numeric
     and bool conversions.
 
@@ -805,9 +811,9 @@ def GRU(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     linear_before_reset: int = 0,
     output_sequence: int = 0,
@@ -1202,9 +1208,9 @@ def LSTM(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] | None = None,
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] | None = None,
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     input_forget: int = 0,
     output_sequence: int = 0,
@@ -1818,9 +1824,9 @@ def RNN(
     *,
     activation_alpha: _Seq[float] | None = None,
     activation_beta: _Seq[float] | None = None,
-    activations: _Seq[str] = ("Tanh", "Tanh",),
+    activations: _Seq[_Literal["Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"]] = ("Tanh", "Tanh",),
     clip: float | None = None,
-    direction: str = "forward",
+    direction: _Literal["forward", "reverse", "bidirectional"] = "forward",
     hidden_size: int | None = None,
     output_sequence: int = 0,
     **unknown: _Never,

@@ -83,8 +83,8 @@ def CastMap(
     X: _rt.VarLike,
     /,
     *,
-    cast_to: str = "TO_FLOAT",
-    map_form: str = "DENSE",
+    cast_to: _Literal["TO_FLOAT", "TO_STRING", "TO_INT64"] = "TO_FLOAT",
+    map_form: _Literal["DENSE", "SPARSE"] = "DENSE",
     max_map: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -284,7 +284,7 @@ def LinearClassifier(
     coefficients: _Seq[float] = _rt.REQUIRED,
     intercepts: _Seq[float] | None = None,
     multi_class: int = 0,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     **unknown: _Never,
 ) -> LinearClassifierOutputs:
     """Scores each input row against per-class coefficients and intercepts, optionally post-
@@ -321,7 +321,7 @@ def LinearRegressor(
     *,
     coefficients: _Seq[float] | None = None,
     intercepts: _Seq[float] | None = None,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     targets: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -348,7 +348,13 @@ def LinearRegressor(
     return _rt.emit1(("ai.onnx.ml", "LinearRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "intercepts": intercepts, "post_transform": post_transform, "targets": targets}, unknown)
 
 
-def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX", **unknown: _Never) -> _Var:
+def Normalizer(
+    X: _rt.VarLike,
+    /,
+    *,
+    norm: _Literal["MAX", "L1", "L2"] = "MAX",
+    **unknown: _Never,
+) -> _Var:
     """Rescales each row of the input by its maximum, its sum (L1) or its Euclidean length
     (L2), leaving rows with a zero divisor unchanged.
 
@@ -416,8 +422,8 @@ def SVMClassifier(
     classlabels_strings: _Seq[str] | None = None,
     coefficients: _Seq[float] | None = None,
     kernel_params: _Seq[float] | None = None,
-    kernel_type: str = "LINEAR",
-    post_transform: str = "NONE",
+    kernel_type: _Literal["LINEAR", "POLY", "RBF", "SIGMOID"] = "LINEAR",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     prob_a: _Seq[float] | None = None,
     prob_b: _Seq[float] | None = None,
     rho: _Seq[float] | None = None,
@@ -464,10 +470,10 @@ def SVMRegressor(
     *,
     coefficients: _Seq[float] | None = None,
     kernel_params: _Seq[float] | None = None,
-    kernel_type: str = "LINEAR",
+    kernel_type: _Literal["LINEAR", "POLY", "RBF", "SIGMOID"] = "LINEAR",
     n_supports: int = 0,
     one_class: int = 0,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     rho: _Seq[float] | None = None,
     support_vectors: _Seq[float] | None = None,
     **unknown: _Never,
@@ -550,12 +556,12 @@ def TreeEnsembleClassifier(
     nodes_featureids: _Seq[int] | None = None,
     nodes_hitrates: _Seq[float] | None = None,
     nodes_missing_value_tracks_true: _Seq[int] | None = None,
-    nodes_modes: _Seq[str] | None = None,
+    nodes_modes: _Seq[_Literal["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF"]] | None = None,
     nodes_nodeids: _Seq[int] | None = None,
     nodes_treeids: _Seq[int] | None = None,
     nodes_truenodeids: _Seq[int] | None = None,
     nodes_values: _Seq[float] | None = None,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     **unknown: _Never,
 ) -> TreeEnsembleClassifierOutputs:
     """Evaluates an ensemble of decision trees given as parallel node attribute lists and sums
@@ -601,19 +607,19 @@ def TreeEnsembleRegressor(
     X: _rt.VarLike,
     /,
     *,
-    aggregate_function: str = "SUM",
+    aggregate_function: _Literal["AVERAGE", "SUM", "MIN", "MAX"] = "SUM",
     base_values: _Seq[float] | None = None,
     n_targets: int | None = None,
     nodes_falsenodeids: _Seq[int] | None = None,
     nodes_featureids: _Seq[int] | None = None,
     nodes_hitrates: _Seq[float] | None = None,
     nodes_missing_value_tracks_true: _Seq[int] | None = None,
-    nodes_modes: _Seq[str] | None = None,
+    nodes_modes: _Seq[_Literal["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF"]] | None = None,
     nodes_nodeids: _Seq[int] | None = None,
     nodes_treeids: _Seq[int] | None = None,
     nodes_truenodeids: _Seq[int] | None = None,
     nodes_values: _Seq[float] | None = None,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     target_ids: _Seq[int] | None = None,
     target_nodeids: _Seq[int] | None = None,
     target_treeids: _Seq[int] | None = None,

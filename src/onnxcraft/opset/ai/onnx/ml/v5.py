@@ -82,8 +82,8 @@ def CastMap(
     X: _rt.VarLike,
     /,
     *,
-    cast_to: str = "TO_FLOAT",
-    map_form: str = "DENSE",
+    cast_to: _Literal["TO_FLOAT", "TO_STRING", "TO_INT64"] = "TO_FLOAT",
+    map_form: _Literal["DENSE", "SPARSE"] = "DENSE",
     max_map: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -305,7 +305,7 @@ def LinearClassifier(
     coefficients: _Seq[float] = _rt.REQUIRED,
     intercepts: _Seq[float] | None = None,
     multi_class: int = 0,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     **unknown: _Never,
 ) -> LinearClassifierOutputs:
     """Scores each input row against per-class coefficients and intercepts, optionally post-
@@ -342,7 +342,7 @@ def LinearRegressor(
     *,
     coefficients: _Seq[float] | None = None,
     intercepts: _Seq[float] | None = None,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     targets: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -369,7 +369,13 @@ def LinearRegressor(
     return _rt.emit1(("ai.onnx.ml", "LinearRegressor", 1), _OPSET, (X,), {"coefficients": coefficients, "intercepts": intercepts, "post_transform": post_transform, "targets": targets}, unknown)
 
 
-def Normalizer(X: _rt.VarLike, /, *, norm: str = "MAX", **unknown: _Never) -> _Var:
+def Normalizer(
+    X: _rt.VarLike,
+    /,
+    *,
+    norm: _Literal["MAX", "L1", "L2"] = "MAX",
+    **unknown: _Never,
+) -> _Var:
     """Rescales each row of the input by its maximum, its sum (L1) or its Euclidean length
     (L2), leaving rows with a zero divisor unchanged.
 
@@ -437,8 +443,8 @@ def SVMClassifier(
     classlabels_strings: _Seq[str] | None = None,
     coefficients: _Seq[float] | None = None,
     kernel_params: _Seq[float] | None = None,
-    kernel_type: str = "LINEAR",
-    post_transform: str = "NONE",
+    kernel_type: _Literal["LINEAR", "POLY", "RBF", "SIGMOID"] = "LINEAR",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     prob_a: _Seq[float] | None = None,
     prob_b: _Seq[float] | None = None,
     rho: _Seq[float] | None = None,
@@ -485,10 +491,10 @@ def SVMRegressor(
     *,
     coefficients: _Seq[float] | None = None,
     kernel_params: _Seq[float] | None = None,
-    kernel_type: str = "LINEAR",
+    kernel_type: _Literal["LINEAR", "POLY", "RBF", "SIGMOID"] = "LINEAR",
     n_supports: int = 0,
     one_class: int = 0,
-    post_transform: str = "NONE",
+    post_transform: _Literal["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"] = "NONE",
     rho: _Seq[float] | None = None,
     support_vectors: _Seq[float] | None = None,
     **unknown: _Never,
@@ -553,7 +559,7 @@ def TreeEnsemble(
     X: _rt.VarLike,
     /,
     *,
-    aggregate_function: int = 1,
+    aggregate_function: _Literal[0, 1, 2, 3] = 1,
     leaf_targetids: _Seq[int] = _rt.REQUIRED,
     leaf_weights: _npt.ArrayLike = _rt.REQUIRED,
     membership_values: _npt.ArrayLike | None = None,
@@ -567,7 +573,7 @@ def TreeEnsemble(
     nodes_splits: _npt.ArrayLike = _rt.REQUIRED,
     nodes_trueleafs: _Seq[int] = _rt.REQUIRED,
     nodes_truenodeids: _Seq[int] = _rt.REQUIRED,
-    post_transform: int = 0,
+    post_transform: _Literal[0, 1, 2, 3, 4] = 0,
     tree_roots: _Seq[int] = _rt.REQUIRED,
     **unknown: _Never,
 ) -> _Var:

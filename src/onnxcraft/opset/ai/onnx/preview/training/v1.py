@@ -145,7 +145,7 @@ def Momentum(
     *inputs: _rt.VarLike,
     alpha: float = _rt.REQUIRED,
     beta: float = _rt.REQUIRED,
-    mode: str = _rt.REQUIRED,
+    mode: _Literal["standard", "nesterov"] = _rt.REQUIRED,
     norm_coefficient: float = _rt.REQUIRED,
     outputs_count: int | None = None,
     **unknown: _Never,
