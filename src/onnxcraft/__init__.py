@@ -136,9 +136,11 @@ def evaluate(
     intermediates: bool = False,
     limits: Any = None,
     cancel: Any = None,
+    fuse: bool = True,
 ) -> dict[str, Any]:
     """Evaluate a model (or DSL outputs) on numpy, within ``limits`` (an ``oc.Limits``);
     ``cancel`` (a ``threading.Event``) stops it from another thread.
+    ``fuse=False`` runs every node as written (no BatchNormalization folded into a Conv).
 
     See :func:`onnxcraft.evaluate.evaluator.evaluate` for the arguments.
     """
@@ -152,6 +154,7 @@ def evaluate(
         intermediates=intermediates,
         limits=limits,
         cancel=cancel,
+        fuse=fuse,
     )
 
 

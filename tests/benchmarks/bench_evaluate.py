@@ -9,13 +9,21 @@ gives median (best) milliseconds and the ratio onnxcraft / onnxruntime of the me
 bests). Each model's outputs are checked against onnxruntime's before timing: the largest
 difference relative to the output's largest magnitude is printed.
 
+The last columns give the same runs in CPU time of the process (``time.process_time``: every
+thread of the process, onnxruntime's included), median (best) and the ratio of the medians.
+On a machine shared with other work, wall time counts the moments the process waits for a
+core, and a longer run waits more often; CPU time does not, so its ratio is the one to
+compare between runs on a busy machine.
+
 Target (issue 17): onnxcraft within 1.5x of onnxruntime on each CNN at batch 1 and 8.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +56,35 @@ def contenders(
     return runs
 
 
+def cpu_timed(runs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """The contenders, each recording the CPU seconds of every call into its list."""
+    spent: dict[str, list[float]] = {name: [] for name in runs}
+
+    def timed(fn: Any, store: list[float]) -> Any:
+        def run() -> Any:
+            start = time.process_time()
+            result = fn()
+            store.append(time.process_time() - start)
+            return result
+
+        return run
+
+    return {name: timed(fn, spent[name]) for name, fn in runs.items()}, spent
+
+
+def cpu_columns(spent: dict[str, list[float]], warmup: int) -> str:
+    ours = spent["onnxcraft"][warmup:]
+    theirs = spent.get("onnxruntime", [])[warmup:]
+    cells = [f"{statistics.median(ours) * 1e3:.1f} ({min(ours) * 1e3:.1f})"]
+    if theirs:
+        cells.append(f"{statistics.median(theirs) * 1e3:.1f} ({min(theirs) * 1e3:.1f})")
+        ratio = statistics.median(ours) / statistics.median(theirs)
+        cells.append(f"{ratio:.2f}x ({min(ours) / min(theirs):.2f}x)")
+    else:
+        cells += ["-", "-"]
+    return " | ".join(cells)
+
+
 def relative_difference(model: Any, runs: dict[str, Any]) -> str:
     if "onnxruntime" not in runs:
         return "-"
@@ -69,22 +106,24 @@ def main() -> None:
     print(fair.describe_machine(fair.pin_threads(args.threads), ["onnxruntime", "onnx"]))
     print(
         f"| model | batch | nodes | onnxcraft ms | onnxruntime ms | ratio vs ort "
-        f"{'| onnx.reference ms ' if args.reference else ''}| max rel. diff |"
+        f"{'| onnx.reference ms ' if args.reference else ''}| max rel. diff "
+        f"| onnxcraft CPU ms | onnxruntime CPU ms | CPU ratio |"
     )
-    print("|---|---|---|---|---|---|" + ("---|" if args.reference else "") + "---|")
+    print("|---|---|---|---|---|---|" + ("---|" if args.reference else "") + "---|---|---|---|")
     for name in args.models.split(","):
         for batch in (int(b) for b in args.batches.split(",")):
             model = zoo.MODELS[name](batch)
             feeds = zoo.feeds_for(model)
             runs = contenders(model, feeds, args)
             difference = relative_difference(model, runs)
+            runs, spent = cpu_timed(runs)
             times = fair.race(runs, args.repeat)
             ours, ort_time = times["onnxcraft"], times.get("onnxruntime")
             reference = f"| {fair.ms(times.get('onnx.reference'))} " if args.reference else ""
             print(
                 f"| {name} | {batch} | {len(model.graph.node)} | {fair.ms(ours)} | "
                 f"{fair.ms(ort_time)} | {fair.format_ratio(ours, ort_time)} {reference}"
-                f"| {difference} |",
+                f"| {difference} | {cpu_columns(spent, warmup=1)} |",
                 flush=True,
             )
 

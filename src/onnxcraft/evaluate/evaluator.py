@@ -23,7 +23,7 @@ from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.admission import admit_model
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.limits import Limits
-from onnxcraft.evaluate.plan import Preparer
+from onnxcraft.evaluate.plan import GraphPlan, Preparer
 from onnxcraft.evaluate.run import run_plan
 from onnxcraft.io import model_ir as read_model_ir
 from onnxcraft.ops.kernel_api import KernelRegistry
@@ -39,7 +39,11 @@ class Evaluator:
     ``model`` is any model: a ModelProto (onnxcraft's or onnx's), an IR model, its bytes or
     the path of its file (whose external data is memory-mapped); ``base_dir`` is where the
     external data of a ModelProto or of bytes is found. ``limits`` bound every run (see
-    :class:`Limits`; ``run`` may give others).
+    :class:`Limits`; ``run`` may give others). ``fuse`` folds each BatchNormalization into
+    the Conv before it, which saves a pass over the activations but rounds differently
+    (within the float type's precision, see ``docs/evaluation-speed.md``); ``fuse=False``
+    runs every node as written, for exact checking. A run asked for ``intermediates`` runs
+    every node as written too (the fused Conv's own output would be missing).
     """
 
     def __init__(
@@ -49,16 +53,20 @@ class Evaluator:
         kernels: KernelRegistry | None = None,
         base_dir: str | Path | None = None,
         limits: Limits | None = None,
+        fuse: bool = True,
     ) -> None:
         self.limits = _limits(limits)
+        if not isinstance(fuse, bool):
+            raise EvaluationError(f"Evaluator: fuse must be True or False, got {fuse!r}")
         with _gc_paused():
             model_ir = read_model_ir(model, what="Evaluator: model", base_dir=base_dir)
             self.model = model_ir
             functions = {(f.domain, f.name): f for f in model_ir.functions}
             registry = kernels if kernels is not None else default_registry()  # an empty table too
             admit_model(model_ir)
-            self._preparer = Preparer(model_ir.opset_imports, functions, registry)
+            self._preparer = Preparer(model_ir.opset_imports, functions, registry, fuse=fuse)
             self._plan = self._preparer.graph(model_ir.graph, None)
+        self._as_written = None if fuse else self._plan
         self.input_names = [
             i.name for i in model_ir.graph.inputs if i.name not in self._plan.constants
         ]
@@ -79,7 +87,8 @@ class Evaluator:
         stops the run, from another thread, at the next step or loop iteration once it is set.
         """
         guard = (self.limits if limits is None else _limits(limits)).guard(cancel)
-        env = self._feeds(feeds)
+        plan = self._plan_as_written() if intermediates else self._plan
+        env = self._feeds(feeds, plan)
         wanted = list(outputs) if outputs is not None else self.output_names
         unknown = [n for n in wanted if n not in self.output_names and not intermediates]
         if unknown:
@@ -88,7 +97,7 @@ class Evaluator:
                 f"the model's outputs are {self.output_names}"
             )
         with guarded(guard):
-            values = run_plan(self._plan, env, keep_all=intermediates)
+            values = run_plan(plan, env, keep_all=intermediates)
         if intermediates:
             return values
         missing = [name for name in wanted if name not in values]
@@ -98,7 +107,18 @@ class Evaluator:
             raise EvaluationError(f"evaluate: no node produced the output(s) {missing}")
         return {name: values[name] for name in wanted}
 
-    def _feeds(self, feeds: Mapping[str, Any]) -> dict[str, Any]:
+    def _plan_as_written(self) -> GraphPlan:
+        """The plan without fusions (prepared on first use): every node's value exists."""
+        if self._as_written is None:
+            with _gc_paused():
+                preparer = self._preparer
+                unfused = Preparer(
+                    preparer.opsets, preparer.functions, preparer.kernels, fuse=False
+                )
+                self._as_written = unfused.graph(self.model.graph, None)
+        return self._as_written
+
+    def _feeds(self, feeds: Mapping[str, Any], plan: GraphPlan) -> dict[str, Any]:
         if not isinstance(feeds, Mapping):
             raise EvaluationError(
                 f"evaluate: feeds must be a dict name -> value, got {type(feeds).__name__}"
@@ -109,7 +129,7 @@ class Evaluator:
             raise EvaluationError(
                 f"evaluate: unexpected feed(s) {extra}; the model's inputs are {self.input_names}"
             )
-        env: dict[str, Any] = dict(self._plan.constants)
+        env: dict[str, Any] = dict(plan.constants)
         missing = [n for n in self.input_names if n not in feeds]
         if missing:
             raise EvaluationError(f"evaluate: missing feed(s) for input(s) {missing}")
@@ -237,12 +257,15 @@ def evaluate(
     intermediates: bool = False,
     limits: Limits | None = None,
     cancel: CancelToken | None = None,
+    fuse: bool = True,
 ) -> dict[str, Any]:
     """Evaluate a model (or DSL outputs: a Var or a dict name -> Var) on numpy.
 
     For DSL outputs, ``feeds`` maps the input Vars (or their names) to values. ``limits``
     (:class:`Limits`) bound the run and ``cancel`` (a ``threading.Event``) stops it from
-    another thread; either ends it with an ``EvaluationLimitError``.
+    another thread; either ends it with an ``EvaluationLimitError``. ``fuse=False`` runs
+    every node as written (no BatchNormalization folded into its Conv; see
+    :class:`Evaluator`).
     """
     run: dict[str, Any] = {
         "outputs": outputs,
@@ -253,11 +276,13 @@ def evaluate(
     if isinstance(model, (Var, dict)) and (
         isinstance(model, Var) or any(isinstance(v, Var) for v in model.values())
     ):
-        return _evaluate_expression(model, feeds, **run)
-    return Evaluator(model).run(feeds, **run)
+        return _evaluate_expression(model, feeds, fuse, **run)
+    return Evaluator(model, fuse=fuse).run(feeds, **run)
 
 
-def _evaluate_expression(targets: Any, feeds: Mapping[Any, Any], **run: Any) -> dict[str, Any]:
+def _evaluate_expression(
+    targets: Any, feeds: Mapping[Any, Any], fuse: bool, **run: Any
+) -> dict[str, Any]:
     out_map = {"output": targets} if isinstance(targets, Var) else dict(targets)
     input_vars = [k for k in feeds if isinstance(k, Var)]
     if len(input_vars) != len(feeds):
@@ -266,4 +291,4 @@ def _evaluate_expression(targets: Any, feeds: Mapping[Any, Any], **run: Any) -> 
         )
     model = build_ir(input_vars, out_map)
     named_feeds = {model.graph.inputs[i].name: feeds[v] for i, v in enumerate(input_vars)}
-    return Evaluator(model).run(named_feeds, **run)
+    return Evaluator(model, fuse=fuse).run(named_feeds, **run)

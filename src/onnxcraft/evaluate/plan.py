@@ -19,6 +19,7 @@ from onnxcraft.core.opinfo import op_info
 from onnxcraft.dtypes import from_type_string, numpy_dtype
 from onnxcraft.errors import EvaluationError, MissingKernelError, OnnxcraftError
 from onnxcraft.evaluate.admission import check_call, check_node, defined_twice
+from onnxcraft.evaluate.fusion import fuse_steps
 from onnxcraft.evaluate.run import run_plan, run_step
 from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.ops.kernel_api import (
@@ -162,10 +163,13 @@ class Preparer:
         opsets: dict[str, int],
         functions: dict[tuple[str, str], ir.Function],
         kernels: KernelRegistry,
+        *,
+        fuse: bool = True,
     ) -> None:
         self.opsets = opsets
         self.functions = functions
         self.kernels = kernels
+        self.fuse = fuse  # rewrites that change rounding within tolerance (evaluate.fusion)
         # Declared element types of the values in scope (see _declared_elems), for
         # KernelContext.input_elem_types: an empty map's value type exists only there.
         self._declared: ChainMap[str, int | None] = ChainMap()
@@ -247,7 +251,10 @@ class Preparer:
             steps.append(step)
         for name in outputs:
             read(name)
-        steps = _fold_constants(steps, constants, {i.name for i in inputs})
+        input_names = {i.name for i in inputs}
+        steps = _fold_constants(steps, constants, input_names)
+        if self.fuse:
+            steps = fuse_steps(steps, constants, input_names, set(outputs))
         last_use: dict[str, int] = {}
         for index, step in enumerate(steps):
             for name in step.inputs:

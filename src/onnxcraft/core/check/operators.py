@@ -114,7 +114,12 @@ def check_attribute_values(
     ruled = info.ruled_attributes
     if not ruled:
         return
-    given = {a.name: _plain(a) for a in node.attributes if not a.ref and a.name in ruled}
+    # an attribute of the wrong type is reported by check_attributes; its value is not compared
+    given = {
+        a.name: _plain(a)
+        for a in node.attributes
+        if not a.ref and a.name in ruled and a.type == info.attributes[a.name].type
+    }
     for name, value in given.items():
         spec = info.attributes[name]
         if value is None:

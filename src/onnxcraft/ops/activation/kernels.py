@@ -17,6 +17,7 @@ from onnxcraft.ops.kernel_common import (
     normalize_axis,
 )
 from onnxcraft.ops.lowp import Precision, float_values
+from onnxcraft.ops.special import ERF_SCRATCH_ROWS, erf_into, map_blocks
 from onnxcraft.ops.versions import versions, versions_between
 
 __all__ = ["register"]
@@ -119,19 +120,26 @@ def shrink(x: Any, *, bias: float = 0.0, lambd: float = 0.5) -> np.ndarray:
     return _same(x, np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)))
 
 
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
 @compute_rounded_once
 def gelu(x: Any, *, approximate: str = "none") -> np.ndarray:
     x = np.asarray(x)
-    wide = x.astype(np.float64)
     if approximate == "tanh":
+        wide = x.astype(np.float64)
         inner = math.sqrt(2 / math.pi) * (wide + 0.044715 * wide**3)
         return _same(x, 0.5 * wide * (1 + np.tanh(inner)))
     if approximate != "none":
         fail("Gelu", f"approximate must be 'none' or 'tanh', got {approximate!r}")
-    return _same(x, 0.5 * wide * (1 + np.asarray(_erf(wide / math.sqrt(2)), np.float64)))
+    return map_blocks(x, x.dtype, _gelu_block, ERF_SCRATCH_ROWS + 1)
+
+
+def _gelu_block(x: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> None:
+    """0.5 x (1 + erf(x / sqrt 2)) of a float64 block (halving first cannot overflow)."""
+    scaled = scratch[ERF_SCRATCH_ROWS]
+    np.divide(x, math.sqrt(2), out=scaled)
+    erf_into(scaled, out, scratch)
+    out += 1.0
+    x *= 0.5
+    out *= x
 
 
 @compute_rounded_once

@@ -70,7 +70,50 @@ def _gemm_down(ctx: AdapterContext) -> None:
     ctx.set_attr("broadcast", "INT", 1)
 
 
+def _same_dims(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool:
+    return a is not None and b is not None and a == b and all(isinstance(d, int) for d in a)
+
+
+def _prelu_up(ctx: AdapterContext) -> None:
+    """6 -> 7: version 6's slope has one element (shared) or X's shape; both broadcast the same
+    way at 7 (a one-element slope of higher rank than X is reshaped to one axis)."""
+    x, slope = ctx.input(0), ctx.input(1)
+    x_shape, slope_shape = ctx.shape(x), ctx.shape(slope)
+    if slope_shape is not None and all(d == 1 for d in slope_shape):
+        if x_shape is not None and len(slope_shape) > len(x_shape):
+            one = ctx.add_constant(np.asarray([1], np.int64), "prelu_shape")
+            (flat,) = ctx.emit("Reshape", [slope, one], 1, opset=13)
+            ctx.set_input(1, flat)
+        return
+    if not _same_dims(x_shape, slope_shape):
+        ctx.fail(
+            f"version 6 takes a one-element slope or one of X's shape; shapes {slope_shape} and "
+            f"{x_shape} are not known to be either"
+        )
+
+
+def _prelu_down(ctx: AdapterContext) -> None:
+    """7 -> 6: a slope that broadcasts to X must become one element or X's shape: kept when
+    it is one, broadcast when it is a constant and X's shape is static; else refused."""
+    x, slope = ctx.input(0), ctx.input(1)
+    x_shape, slope_shape = ctx.shape(x), ctx.shape(slope)
+    if slope_shape is not None and all(d == 1 for d in slope_shape):
+        return
+    if _same_dims(x_shape, slope_shape):
+        return
+    value = ctx.constant(slope)
+    if value is None or x_shape is None or not all(isinstance(d, int) for d in x_shape):
+        ctx.fail(
+            f"the slope (shape {slope_shape}) broadcasts to X (shape {x_shape}), which version "
+            f"6 does not; only a constant slope and a static X can be broadcast beforehand"
+        )
+    full = np.broadcast_to(value, tuple(int(d) for d in x_shape)).copy()
+    ctx.set_input(1, ctx.add_constant(full, "prelu_slope"))
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("PRelu", 6, 7, _prelu_up, "one-element or same-shape slope")
+    table.add("PRelu", 7, 6, _prelu_down, "slope broadcast beforehand (constant)")
     for op, legacy in BINARY_LEGACY.items():
         table.add(op, legacy, 7, broadcast_up, "broadcast/axis -> numpy broadcasting")
         table.add(op, 7, legacy, broadcast_down, "numpy broadcasting -> broadcast=1 (B a suffix)")

@@ -21,7 +21,12 @@ def matmul(a: Any, b: Any) -> np.ndarray:
         fail("MatMul", "inputs must have rank >= 1")
     check_matmul("MatMul", a, b)
     try:
-        result = np.matmul(a, b)
+        if b.ndim == 2 and a.ndim > 2 and a.size and b.size and a.flags.c_contiguous:
+            # one matrix product over every row of the stack, not one per leading index
+            rows = np.matmul(a.reshape(-1, a.shape[-1]), b)
+            result = rows.reshape(*a.shape[:-1], b.shape[1])
+        else:
+            result = np.matmul(a, b)
     except ValueError as exc:
         fail("MatMul", f"shapes {list(a.shape)} and {list(b.shape)} do not multiply: {exc}")
     return np.asarray(result).astype(np.result_type(a, b), copy=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -10,11 +9,10 @@ import numpy as np
 
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32
+from onnxcraft.ops.special import erf
 from onnxcraft.ops.versions import versions
 
 __all__ = ["register"]
-
-_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def _unary(fn: Callable[[np.ndarray], Any], name: str) -> Callable[..., Any]:
@@ -29,7 +27,7 @@ def _unary(fn: Callable[[np.ndarray], Any], name: str) -> Callable[..., Any]:
 
 
 def _erf_values(x: np.ndarray) -> np.ndarray:
-    return np.asarray(_erf(x.astype(np.float64)), dtype=np.float64)
+    return erf(x.astype(np.float64))
 
 
 _FUNCTIONS: dict[str, Callable[[np.ndarray], Any]] = {

@@ -121,7 +121,70 @@ def _group_norm_up(ctx: AdapterContext) -> None:
         ctx.set_input(index, ctx.add_constant(repeated, f"groupnorm_{what}"))
 
 
+def _group_norm_absent(ctx: AdapterContext) -> None:
+    """GroupNormalization-18 -> before 18: see :func:`_group_norm_written`."""
+    _group_norm_written(ctx, per_channel=False)
+
+
+def _group_norm_down(ctx: AdapterContext) -> None:
+    """21 -> 18: version 18 scales per group, 21 per channel, and GroupNormalization-18 is
+    deprecated: the computation of 21 is written out (:func:`_group_norm_written`)."""
+    _group_norm_written(ctx, per_channel=True)
+
+
+def _group_norm_written(ctx: AdapterContext, *, per_channel: bool) -> None:
+    """Per group, (x - mean) / sqrt(variance + epsilon), then scale and bias per channel (at
+    18 one per group, repeated over the group's channels); computed in float (double for
+    double inputs, or stash_type double) and cast back."""
+    x, scale, bias = ctx.input(0), ctx.input(1), ctx.input(2)
+    shape, elem = ctx.shape(x), ctx.elem_type(x)
+    if shape is None or len(shape) < 2 or not isinstance(shape[1], int) or elem is None:
+        ctx.fail("the input's rank (at least 2), channel count and element type must be known")
+    rank, channels = len(shape), int(shape[1])
+    groups = int(ctx.attr("num_groups", 0))
+    if groups <= 0 or channels % groups:
+        ctx.fail(f"num_groups={groups} must divide the {channels} channels")
+    compute = 11 if int(elem) == 11 or int(ctx.attr("stash_type", 1)) == 11 else 1
+    dtype = np.float64 if compute == 11 else np.float32
+    parts = [x, scale, bias]
+    for index, name in enumerate(parts):
+        if int(ctx.elem_type(name) or 0) != compute:
+            (parts[index],) = ctx.emit("Cast", [name], 1, {"to": ("INT", compute)}, opset=13)
+    grouped_shape = ctx.add_constant(np.asarray([0, groups, -1], np.int64), "gn_groups")
+    (grouped,) = ctx.emit("Reshape", [parts[0], grouped_shape], 1, opset=14)
+    reduce = {"axes": ("INTS", [2]), "keepdims": ("INT", 1)}
+    (mean,) = ctx.emit("ReduceMean", [grouped], 1, reduce, opset=13)
+    (deviation,) = ctx.emit("Sub", [grouped, mean], 1, opset=14)
+    (square,) = ctx.emit("Mul", [deviation, deviation], 1, opset=14)
+    (variance,) = ctx.emit("ReduceMean", [square], 1, reduce, opset=13)
+    eps = ctx.add_constant(np.asarray(float(ctx.attr("epsilon", 1e-5)), dtype), "gn_epsilon")
+    (shifted,) = ctx.emit("Add", [variance, eps], 1, opset=14)
+    (std,) = ctx.emit("Sqrt", [shifted], 1, opset=13)
+    (normalized,) = ctx.emit("Div", [deviation, std], 1, opset=14)
+    (original_shape,) = ctx.emit("Shape", [x], 1, opset=13)
+    (normalized,) = ctx.emit("Reshape", [normalized, original_shape], 1, opset=14)
+    column = ctx.add_constant(np.asarray([groups, 1], np.int64), "gn_column")
+    repeats = ctx.add_constant(np.asarray([1, channels // groups], np.int64), "gn_repeats")
+    per_channel_shape = ctx.add_constant(np.asarray([-1] + [1] * (rank - 2), np.int64), "gn_shape")
+    spread: list[str] = []
+    for name in parts[1:]:
+        if not per_channel:
+            (tall,) = ctx.emit("Reshape", [name, column], 1, opset=14)
+            (name,) = ctx.emit("Tile", [tall, repeats], 1, opset=13)
+        (flat,) = ctx.emit("Reshape", [name, per_channel_shape], 1, opset=14)
+        spread.append(flat)
+    (scaled,) = ctx.emit("Mul", [normalized, spread[0]], 1, opset=14)
+    if compute == int(elem):
+        ctx.emit("Add", [scaled, spread[1]], list(ctx.node.outputs), opset=14)
+    else:
+        (result,) = ctx.emit("Add", [scaled, spread[1]], 1, opset=14)
+        ctx.emit("Cast", [result], list(ctx.node.outputs), {"to": ("INT", int(elem))}, opset=13)
+    ctx.remove()
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("GroupNormalization", 18, ABSENT, _group_norm_absent, "before 18: its computation")
+    table.add("GroupNormalization", 21, 18, _group_norm_down, "its computation (18 deprecated)")
     table.add("RMSNormalization", 23, ABSENT, _rms_norm_absent, "before 23: its computation")
     table.add("GroupNormalization", 18, 21, _group_norm_up, "per-group scale/bias repeated")
     table.changed("GroupNormalization", 18, 21, "scale and bias became per-channel at 21")

@@ -55,7 +55,9 @@ def _batch_norm_inference(
         for name, value in (("scale", scale), ("B", b), ("mean", mean), ("var", var))
     )
     inv = s / np.sqrt(v + ct(epsilon))
-    return np.asarray((x.astype(ct) * inv + (bias - m * inv)).astype(x.dtype))
+    y = np.multiply(x, inv, dtype=ct)  # one new array, then in place: no copies of x
+    y += bias - m * inv
+    return np.asarray(y.astype(x.dtype, copy=False))
 
 
 def _batch_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -49,8 +49,14 @@ def _upsample_to_resize(ctx: AdapterContext) -> None:
 
 
 def _resize_to_upsample(ctx: AdapterContext) -> None:
-    """Resize-10 -> before 10: Upsample-9, which means the same."""
+    """Resize-10 -> before 10: Upsample-9, which means the same for scales of at least 1
+    (the only ones Upsample takes)."""
     node = ctx.node
+    scales = ctx.constant(ctx.input(1))
+    if scales is None:
+        ctx.fail("the scales are computed at run time and may be below 1, which Upsample refuses")
+    if np.any(np.asarray(scales) < 1):
+        ctx.fail(f"scales {np.asarray(scales).tolist()} shrink, and Upsample takes scales >= 1")
     attributes = {"mode": ("STRING", _text(ctx.attr("mode"), "nearest"))}
     ctx.emit("Upsample", list(node.inputs), list(node.outputs), attributes, opset=9)
     ctx.remove()
@@ -86,13 +92,36 @@ def _needs(scales: np.ndarray) -> tuple[bool, bool]:
     return enlarging, shrinking
 
 
+def _scales_of_sizes(ctx: AdapterContext) -> np.ndarray:
+    """Version 10 takes scales only: constant sizes over a static input become the scales
+    sizes / shape, when each is exactly a float32 (version 10 computes with the float32 scale,
+    11 with the ratio itself) and gives back the size (floor(shape * scale))."""
+    sizes = ctx.constant_input(3, "sizes")
+    assert sizes is not None
+    shape = ctx.shape(ctx.input(0))
+    if shape is None or not all(isinstance(d, int) and d > 0 for d in shape):
+        ctx.fail(f"sizes become scales at version 10 only over a static input shape (got {shape})")
+    wanted = [int(v) for v in np.asarray(sizes).reshape(-1)]
+    if len(wanted) != len(shape):
+        ctx.fail(f"sizes {wanted} must have one entry per input axis ({len(shape)})")
+    scales = np.asarray([w / int(n) for w, n in zip(wanted, shape)], np.float32)
+    for w, n, scale in zip(wanted, shape, scales):
+        if float(scale) != w / int(n) or int(np.floor(float(scale) * int(n))) != w:
+            ctx.fail(
+                f"size {w} over {n} is the scale {w}/{n}, which a float32 scale (version 10) "
+                f"does not hold exactly"
+            )
+    return scales
+
+
 def _resize_11_to_10(ctx: AdapterContext) -> None:
     mode = _text(ctx.attr("mode"), "nearest")
     coordinates = _text(ctx.attr("coordinate_transformation_mode"), "half_pixel")
     if mode not in ("nearest", "linear"):
         ctx.fail(f"mode={mode!r} has no equivalent at version 10")
     if ctx.input(3):
-        ctx.fail("sizes have no equivalent at version 10 (it takes scales)")
+        ctx.set_input(2, ctx.add_constant(_scales_of_sizes(ctx), "resize_scales"))
+        ctx.drop_inputs_from(3)
     scales = _scales(ctx, 2)
     if coordinates != "asymmetric" and not np.all(scales == 1):
         ctx.fail(f"coordinate_transformation_mode={coordinates!r}: version 10 is asymmetric")
