@@ -75,10 +75,7 @@ def axis_problem(
     bound = info.axis
     if bound is None:
         return None
-    elements = _elements(value)
-    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in elements):
-        return None  # a value of the wrong type is the attribute type check's to report
-    axes = [int(a) for a in elements]
+    axes = [int(a) for a in _elements(value)]
     limit = bound.limit(rank, len(axes), dict(attributes))
     high = limit if bound.end_inclusive else limit - 1
     outside = [a for a in axes if not -limit <= a <= high]
