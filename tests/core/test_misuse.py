@@ -122,9 +122,9 @@ MISUSES = [
     ),
     Misuse(
         "axis out of range",
-        oc.InferenceError,
+        oc.OpAttributeError,
         lambda: op.Concat(_x(), _x(), axis=5),
-        ("Concat", "axis=5", "out of range", "rank 2"),
+        ("Concat", "'axis'", "-2 … 1", "r = 2", "got 5"),
     ),
     Misuse(
         "k larger than the axis",

@@ -49,11 +49,19 @@ def _pad(
     fail("Pad", f"mode must be constant, reflect, edge or wrap, got {mode!r}")
 
 
+def _zero_of(x: np.ndarray) -> Any:
+    """The fill of an omitted constant_value: 0, False, or the empty string for strings (an
+    object array of Python strings would otherwise get the integer 0 mixed in)."""
+    if x.dtype == object or x.dtype.kind in "US":
+        return ""
+    return np.zeros((), x.dtype)[()]
+
+
 def pad(
     data: Any, pads: Any, constant_value: Any = None, axes: Any = None, *, mode: str = "constant"
 ) -> np.ndarray:
     x = np.asarray(data)
-    value = 0 if constant_value is None else np.asarray(constant_value).reshape(-1)[0]
+    value = _zero_of(x) if constant_value is None else np.asarray(constant_value).reshape(-1)[0]
     axis_list = None if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
     return _pad(x, [int(p) for p in np.asarray(pads).reshape(-1)], mode, value, axis_list)
 

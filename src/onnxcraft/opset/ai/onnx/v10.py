@@ -2323,7 +2323,7 @@ def Pad(
     data: _rt.VarLike,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
     **unknown: _Never,
@@ -3088,8 +3088,8 @@ def ReverseSequence(
     sequence_lens: _rt.VarLike,
     /,
     *,
-    batch_axis: int = 1,
-    time_axis: int = 0,
+    batch_axis: _Literal[0, 1] = 1,
+    time_axis: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> _Var:
     """Reverses the first `sequence_lens[b]` entries along `time_axis` for each batch entry b
@@ -3163,9 +3163,9 @@ def Scan(
     body: _rt.GraphLike = _rt.REQUIRED,
     num_scan_inputs: int = _rt.REQUIRED,
     scan_input_axes: _Seq[int] | None = None,
-    scan_input_directions: _Seq[int] | None = None,
+    scan_input_directions: _Seq[_Literal[0, 1]] | None = None,
     scan_output_axes: _Seq[int] | None = None,
-    scan_output_directions: _Seq[int] | None = None,
+    scan_output_directions: _Seq[_Literal[0, 1]] | None = None,
     outputs_count: int | None = None,
     **unknown: _Never,
 ) -> tuple[_Var, ...]:

@@ -1169,7 +1169,7 @@ def DepthToSpace(
     /,
     *,
     blocksize: int = _rt.REQUIRED,
-    mode: str = "DCR",
+    mode: _Literal["DCR", "CRD"] = "DCR",
     **unknown: _Never,
 ) -> _Var:
     """Moves channel data of an (N, C, H, W) tensor into spatial blocks, giving (N, C /
@@ -3335,7 +3335,7 @@ def Pad(
     constant_value: _rt.VarLike | None = None,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     **unknown: _Never,
 ) -> _Var:
     """Grows (or, with negative amounts, trims) each axis by the counts in the `pads` input,
@@ -4187,8 +4187,8 @@ def ReverseSequence(
     sequence_lens: _rt.VarLike,
     /,
     *,
-    batch_axis: int = 1,
-    time_axis: int = 0,
+    batch_axis: _Literal[0, 1] = 1,
+    time_axis: _Literal[0, 1] = 0,
     **unknown: _Never,
 ) -> _Var:
     """Reverses the first `sequence_lens[b]` entries along `time_axis` for each batch entry b
@@ -4318,9 +4318,9 @@ def Scan(
     body: _rt.GraphLike = _rt.REQUIRED,
     num_scan_inputs: int = _rt.REQUIRED,
     scan_input_axes: _Seq[int] | None = None,
-    scan_input_directions: _Seq[int] | None = None,
+    scan_input_directions: _Seq[_Literal[0, 1]] | None = None,
     scan_output_axes: _Seq[int] | None = None,
-    scan_output_directions: _Seq[int] | None = None,
+    scan_output_directions: _Seq[_Literal[0, 1]] | None = None,
     outputs_count: int | None = None,
     **unknown: _Never,
 ) -> tuple[_Var, ...]:
@@ -4362,7 +4362,7 @@ def ScatterElements(
     /,
     *,
     axis: int = 0,
-    reduction: str = "none",
+    reduction: _Literal["none", "add", "mul"] = "none",
     **unknown: _Never,
 ) -> _Var:
     """Copies `data` and writes each element of `updates` to the position whose `axis`
@@ -4401,7 +4401,7 @@ def ScatterND(
     updates: _rt.VarLike,
     /,
     *,
-    reduction: str = "none",
+    reduction: _Literal["none", "add", "mul"] = "none",
     **unknown: _Never,
 ) -> _Var:
     """Copies `data` and writes `updates` to the elements or slices addressed by the index

@@ -1750,7 +1750,7 @@ def Pad(
     data: _rt.VarLike,
     /,
     *,
-    mode: str = "constant",
+    mode: _Literal["constant", "reflect", "edge"] = "constant",
     pads: _Seq[int] = _rt.REQUIRED,
     value: float = 0.0,
     **unknown: _Never,
