@@ -67,12 +67,14 @@ def test_mypy_accepts_correct_calls_and_flags_wrong_attribute_types(tmp_path: Pa
         "y: oc.Var = op.Softmax(op.Add(x, 1.0), axis=1)\n"
         "v, i = op.TopK(x, np.array([2]), axis=1)\n"
         "z = op.Cast(y, to=np.int64)\n"
+        "r = op.Resize(x, None, np.array([1.0, 2.0], np.float32), mode='linear')\n"
     )
     bad = tmp_path / "bad.py"
     bad.write_text(
         "import numpy as np\nimport onnxcraft as oc\n"
         "from onnxcraft.opset.ai.onnx import v21 as op\n"
         "x = oc.arg('x', np.float32, (3,))\ny = op.Softmax(x, axis='last')\n"
+        "r = op.Resize(x, None, np.array([2.0], np.float32), mode='bilinear')\n"
     )
     run = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent"]
     ok = subprocess.run([*run, str(good)], capture_output=True, text=True, cwd=REPO, check=False)
@@ -83,3 +85,6 @@ def test_mypy_accepts_correct_calls_and_flags_wrong_attribute_types(tmp_path: Pa
     assert (
         'Argument "axis" to "Softmax" has incompatible type "str"; expected "int"' in wrong.stdout
     )
+    # an enumerated attribute is a Literal: a value outside the spec's set is a type error
+    assert 'Argument "mode" to "Resize" has incompatible type' in wrong.stdout
+    assert "\"Literal['nearest', 'linear', 'cubic']\"" in wrong.stdout

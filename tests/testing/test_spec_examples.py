@@ -23,6 +23,7 @@ from onnxcraft.testing.spec_examples import (
     encode_value,
     examples_at,
     mismatches,
+    record_file,
     same_value,
 )
 
@@ -141,3 +142,44 @@ def test_the_recorder_writes_outputs_through_its_command(tmp_path: Path) -> None
         [*command, "--check", str(path)], capture_output=True, text=True, check=False
     )
     assert checked.returncode == 0, checked.stderr
+
+
+def test_sequences_of_tensors_of_different_shapes_are_inputs() -> None:
+    example = {
+        "title": "Two tensors of different lengths.",
+        "inputs": {
+            "input_sequence": {
+                "sequence": [
+                    {"dtype": "int64", "values": [1, 2]},
+                    {"dtype": "int64", "values": [3]},
+                ]
+            }
+        },
+    }
+    (decoded,) = examples_at(_with_examples("SequenceLength", 11, example))
+    assert decoded.evaluate()["length"].tolist() == 2
+
+
+def test_a_variadic_output_holding_one_sequence_stays_one_output() -> None:
+    branch = "b () => (seq(float) s) { s = SequenceEmpty <dtype = 1> () }"
+    example = {
+        "title": "A branch returning a sequence.",
+        "inputs": {"cond": {"dtype": "bool", "values": True}},
+        "attributes": {"then_branch": {"graph": branch}, "else_branch": {"graph": branch}},
+    }
+    (decoded,) = examples_at(_with_examples("If", 21, example))
+    assert decoded.evaluate()["outputs"] == [[]]
+
+
+def test_an_empty_sequence_is_recorded_with_its_element_type(tmp_path: Path) -> None:
+    folder = tmp_path / "ai.onnx"
+    folder.mkdir()
+    path = folder / "SequenceEmpty.json"
+    document = json.loads((SPEC_ROOT / "ai.onnx" / "SequenceEmpty.json").read_text())
+    document["versions"][-1]["examples"] = [
+        {"title": "Of int64 tensors.", "inputs": {}, "attributes": {"dtype": 7}}
+    ]
+    path.write_text(json.dumps(document))
+    assert record_file(path) == []
+    written = json.loads(path.read_text())["versions"][-1]["examples"][0]["outputs"]
+    assert written == {"output": {"sequence": [], "dtype": "int64"}}

@@ -20,7 +20,15 @@ from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import OnnxcraftError, OpAttributeError
 from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, as_element_type
 
-__all__ = ["normalize_attribute", "infer_attribute_type"]
+__all__ = ["DTYPE_ATTRIBUTES", "normalize_attribute", "infer_attribute_type"]
+
+# INT attributes that hold an element type: they also take any dtype-like (np.float32,
+# "float16", an ElementType). Any other INT attribute takes numbers only, so that a stray
+# string such as axis="a" is refused instead of read as a dtype code.
+DTYPE_ATTRIBUTES = frozenset(
+    {"to", "dtype", "output_dtype", "output_datatype", "stash_type", "softmax_precision",
+     "precision"}
+)  # fmt: skip
 
 _VALUE_TYPES = (Tensor, SparseTensor, Sequence, Optional, Map)
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -42,9 +50,7 @@ def _as_int(op: str, name: str, value: Any) -> int:
         return int(value)
     if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer()):
         number = int(value)
-    elif isinstance(value, (type, np.dtype, str)):
-        # An INT attribute that names an element type (Cast.to, RandomNormal.dtype, ...)
-        # also takes any dtype-like: np.float32, "float16", onnxcraft ElementType.
+    elif isinstance(value, (type, np.dtype, str)) and name in DTYPE_ATTRIBUTES:
         try:
             elem = as_element_type(value, what=f"{op}: attribute {name!r}")
         except OnnxcraftError:

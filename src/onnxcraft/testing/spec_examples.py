@@ -38,7 +38,7 @@ from onnxcraft.ops.node_case import Input, NodeCase
 from onnxcraft.specs.loader import load_file
 from onnxcraft.specs.model import OpSpec
 from onnxcraft.testing.examples import Example, example_of
-from onnxcraft.testing.harness import type_of_value
+from onnxcraft.testing.harness import infer_case, type_of_value
 from onnxcraft.text.api import parse_graph
 from onnxcraft.types import Map, Optional, Tensor, ValueType
 from onnxcraft.types import Sequence as SequenceType
@@ -91,7 +91,8 @@ class SpecExample:
         example = self.example()
         if example.expected is None:
             raise SpecError(f"{self.where}: the evaluator refused it: {example.error}")
-        return _by_name(self.output_names, list(example.expected))
+        variadic = {p.name for p in self.spec.outputs if p.option == "variadic"}
+        return _by_name(self.output_names, list(example.expected), variadic)
 
     def example(self) -> Example:
         """The example as a one-node model with its feeds (for any backend)."""
@@ -192,6 +193,8 @@ def _declared_type(data: Any, value: Any) -> ValueType:
         return Optional(_declared_type(inner, value))
     if isinstance(data, dict) and "sequence" in data and not data["sequence"]:
         return SequenceType(Tensor(_element_type(data["dtype"], "sequence")))
+    if isinstance(value, list):  # a sequence: its tensors may differ in shape, not in rank
+        return SequenceType(_common_tensor_type(value))
     found = type_of_value(value)
     if isinstance(found, Map):
         return Map(
@@ -200,6 +203,18 @@ def _declared_type(data: Any, value: Any) -> ValueType:
         )
     assert found is not None
     return found
+
+
+def _common_tensor_type(values: list[Any]) -> Tensor:
+    """The tensor type every value fits: their element type, each dim where all agree."""
+    arrays = [np.asarray(v) for v in values]
+    elem = element_type_of(arrays[0].dtype)
+    ranks = {a.ndim for a in arrays}
+    if len(ranks) > 1:
+        return Tensor(elem)
+    dims = [d if all(a.shape[i] == d for a in arrays) else None
+            for i, d in enumerate(arrays[0].shape)]  # fmt: skip
+    return Tensor(elem, dims)
 
 
 def encode_value(value: Any) -> Any:
@@ -388,10 +403,12 @@ def _wanted_outputs(spec: OpSpec, names: tuple[str, ...]) -> tuple[bool, ...]:
     return tuple(wanted)
 
 
-def _by_name(names: Sequence[str], values: list[Any]) -> dict[str, Any]:
+def _by_name(names: Sequence[str], values: list[Any], variadic: set[str]) -> dict[str, Any]:
+    """Values keyed by output name; a variadic output's values as a list, even just one
+    (which may itself be a sequence, a list too)."""
     grouped: dict[str, Any] = {}
     for name, value in zip(names, values):
-        if names.count(name) > 1 or name in grouped:
+        if name in variadic:
             grouped.setdefault(name, []).append(value)
         else:
             grouped[name] = value
@@ -417,7 +434,6 @@ def mismatches(spec: OpSpec) -> list[str]:
         except OnnxcraftError as exc:
             problems.append(f"{example.where}: {exc}")
             continue
-        got = _listed_variadic(spec, got)
         for name, want in example.recorded.items():
             if not same_value(want, got.get(name)):
                 problems.append(
@@ -427,18 +443,31 @@ def mismatches(spec: OpSpec) -> list[str]:
     return problems
 
 
-def _listed_variadic(spec: OpSpec, got: dict[str, Any]) -> dict[str, Any]:
-    for name in _variadic_names(spec):
-        if name in got and not isinstance(got[name], list):
-            got[name] = [got[name]]
-    return got
-
-
 def encode_value_text(value: Any) -> str:
     return json.dumps(encode_value(value) if value is not None else None)
 
 
 # -- recording --------------------------------------------------------------------------------
+
+
+def _is_empty_sequence(encoded: Any) -> bool:
+    return isinstance(encoded, dict) and encoded.get("sequence") == []
+
+
+def _type_empty_sequences(example: SpecExample, outputs: dict[str, Any]) -> None:
+    """An empty sequence holds no tensor to tell its element type: take it from inference."""
+    wanted = [flag for flag in example.case.outputs if flag]
+    inferred = [t for t, flag in zip(infer_case(example.case), example.case.outputs) if flag]
+    for name, declared in zip(example.output_names, inferred[: len(wanted)]):
+        encoded = outputs.get(name)
+        if (
+            isinstance(encoded, dict)
+            and _is_empty_sequence(encoded)
+            and isinstance(declared, SequenceType)
+            and isinstance(declared.elem, Tensor)
+            and declared.elem.elem_type is not None
+        ):
+            encoded["dtype"] = _dtype_name(np.empty(0, numpy_dtype(declared.elem.elem_type)))
 
 
 def _specs_of_file(path: Path) -> tuple[OpSpec, ...]:
@@ -461,11 +490,11 @@ def record_file(path: Path) -> list[str]:
             try:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    got = _listed_variadic(spec, example.evaluate())
+                    got = example.evaluate()
             except OnnxcraftError as exc:
                 problems.append(f"{example.where}: {exc}")
                 continue
-            data["outputs"] = {
+            outputs = {
                 name: (
                     [encode_value(v) for v in value]
                     if isinstance(value, list) and name in _variadic_names(spec)
@@ -473,6 +502,9 @@ def record_file(path: Path) -> list[str]:
                 )
                 for name, value in got.items()
             }
+            if any(_is_empty_sequence(v) for v in outputs.values()):
+                _type_empty_sequences(example, outputs)
+            data["outputs"] = outputs
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if text != path.read_text(encoding="utf-8"):
         path.write_text(text, encoding="utf-8")

@@ -2340,7 +2340,7 @@ def LayerNormalization(
     *,
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> LayerNormalizationOutputs:
     """Normalizes over the trailing dimensions from `axis` on to zero mean and unit variance,

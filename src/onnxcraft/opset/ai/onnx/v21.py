@@ -2228,7 +2228,7 @@ def GroupNormalization(
     *,
     epsilon: float = 9.999999747378752e-06,
     num_groups: int = _rt.REQUIRED,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> _Var:
     """Splits the channels into `num_groups` groups and normalizes each group of each sample to
@@ -2736,7 +2736,7 @@ def LayerNormalization(
     *,
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> LayerNormalizationOutputs:
     """Normalizes over the trailing dimensions from `axis` on to zero mean and unit variance,

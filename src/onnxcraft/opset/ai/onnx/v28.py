@@ -537,7 +537,7 @@ def Attention(
     right_window_size: int = -1,
     scale: float | None = None,
     softcap: float = 0.0,
-    softmax_precision: int | None = None,
+    softmax_precision: _rt.DTypeLike | None = None,
     **unknown: _Never,
 ) -> AttentionOutputs:
     """Multi-head scaled dot-product attention softmax(scale * Q K^T + mask) V over 4-D (batch,
@@ -2481,7 +2481,7 @@ def GroupNormalization(
     *,
     epsilon: float = 9.999999747378752e-06,
     num_groups: int = _rt.REQUIRED,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> _Var:
     """Splits the channels into `num_groups` groups and normalizes each group of each sample to
@@ -2997,7 +2997,7 @@ def LayerNormalization(
     *,
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> LayerNormalizationOutputs:
     """Normalizes over the trailing dimensions from `axis` on to zero mean and unit variance,
@@ -4358,7 +4358,7 @@ def QuantizeLinear(
     axis: int = 1,
     block_size: int = 0,
     output_dtype: _rt.DTypeLike = _rt.ElementType.UNDEFINED,
-    precision: int = 0,
+    precision: _rt.DTypeLike = _rt.ElementType.UNDEFINED,
     saturate: int = 1,
     **unknown: _Never,
 ) -> _Var:
@@ -4404,7 +4404,7 @@ def RMSNormalization(
     *,
     axis: int = -1,
     epsilon: float = 9.999999747378752e-06,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> _Var:
     """Divides the input by its root mean square taken over the axes from `axis` to the end
@@ -4641,7 +4641,7 @@ def Range(
     delta: _rt.VarLike,
     /,
     *,
-    stash_type: int = 1,
+    stash_type: _rt.DTypeLike = _rt.ElementType.FLOAT,
     **unknown: _Never,
 ) -> _Var:
     """Produces the 1-D sequence start, start + delta, ... stopping before `limit`, from three

@@ -32,7 +32,7 @@ def FlexAttention(
     prob_mod: _rt.GraphLike | None = None,
     scale: float | None = None,
     score_mod: _rt.GraphLike | None = None,
-    softmax_precision: int | None = None,
+    softmax_precision: _rt.DTypeLike | None = None,
     **unknown: _Never,
 ) -> _Var:
     """Attention softmax(scale * Q K^T) V on rank-4 Q, K and V, with user-supplied subgraphs
