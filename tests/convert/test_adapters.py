@@ -11,7 +11,7 @@ import pytest
 
 import onnxcraft as oc
 from onnxcraft.convert.listing import conversions
-from onnxcraft.opset.ai.onnx import v9, v11, v13, v21, v23
+from onnxcraft.opset.ai.onnx import v9, v11, v13, v21, v23, v28
 
 RNG = np.random.default_rng(0)
 X3 = RNG.standard_normal((2, 3, 4)).astype(np.float32)
@@ -261,3 +261,18 @@ def test_local_functions_converted_with_their_call_types() -> None:
     np.testing.assert_array_equal(
         oc.evaluate(down, {"X": X3})["Y"], oc.evaluate(model, {"X": X3})["Y"]
     )
+
+
+def test_mod_floored_on_floats_refused_below_28() -> None:
+    """Mod-28 allows fmod=0 on floats; the versions before take it on integers only."""
+    x = oc.arg("X", np.float32, (4,))
+    floats = oc.build([x], {"Y": v28.Mod(x, np.float32(3.0))})
+    with pytest.raises(oc.VersionConversionError, match="fmod=0"):
+        oc.convert_version(floats, 27)
+    n = oc.arg("N", np.int32, (4,))
+    integers = oc.build([n], {"Y": v28.Mod(n, np.int32(3))})
+    older = oc.convert_version(integers, 13)
+    values = np.array([7, -7, 5, -5], np.int32)
+    assert oc.evaluate(older, {"N": values})["Y"].tolist() == [1, 2, 2, 1]
+    truncated = oc.build([x], {"Y": v28.Mod(x, np.float32(3.0), fmod=1)})
+    assert oc.convert_version(truncated, 13).opset_import[0].version == 13

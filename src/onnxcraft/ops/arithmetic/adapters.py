@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.adapter_api import AdapterContext, AdapterRegistry
 
 BINARY_LEGACY = {"Add": 6, "Sub": 6, "Mul": 6, "Div": 6, "Pow": 1}
@@ -111,7 +112,36 @@ def _prelu_down(ctx: AdapterContext) -> None:
     ctx.set_input(1, ctx.add_constant(full, "prelu_slope"))
 
 
+# integer element types, the only ones Mod takes with fmod=0 before version 28
+_INTEGERS = frozenset(
+    {
+        ElementType.INT8,
+        ElementType.INT16,
+        ElementType.INT32,
+        ElementType.INT64,
+        ElementType.UINT8,
+        ElementType.UINT16,
+        ElementType.UINT32,
+        ElementType.UINT64,
+    }
+)
+
+
+def _mod_down(ctx: AdapterContext) -> None:
+    """Mod 28 -> 13: versions before 28 allow fmod=0 (the floored remainder) on integers
+    only; on floating-point inputs it is outside what they define."""
+    if ctx.attr("fmod", 0) == 1:
+        return
+    elem = ctx.elem_type(ctx.input(0))
+    if elem not in _INTEGERS:
+        ctx.fail(
+            f"fmod=0 (the floored remainder) on {elem.name if elem else 'an unknown type'}: "
+            f"versions before 28 take fmod=0 on integer inputs only"
+        )
+
+
 def register(table: AdapterRegistry) -> None:
+    table.add("Mod", 28, 13, _mod_down, "fmod=0 on integer inputs only")
     table.add("PRelu", 6, 7, _prelu_up, "one-element or same-shape slope")
     table.add("PRelu", 7, 6, _prelu_down, "slope broadcast beforehand (constant)")
     for op, legacy in BINARY_LEGACY.items():

@@ -95,7 +95,16 @@ class OnnxruntimeBackend:
         return run
 
 
-_PACKED = {ElementType.INT4, ElementType.UINT4, ElementType.FLOAT4E2M1}
+# bits a value of the types onnxruntime packs several to a byte, the first in the low bits
+_PACKED = {
+    ElementType.INT4: 4,
+    ElementType.UINT4: 4,
+    ElementType.FLOAT4E2M1: 4,
+    ElementType.INT2: 2,
+    ElementType.UINT2: 2,
+}
+# the signed ones: the value of the sign bit, subtracted twice to sign-extend
+_SIGN_BIT = {ElementType.INT4: 8, ElementType.INT2: 2}
 
 
 def _dense(value: Any) -> Any:
@@ -139,11 +148,15 @@ def _ort_value(ort: Any, value: Any) -> Any:
         return ort.OrtValue.ortvalue_from_numpy(np.asarray(value, order="C"))
     bits = np.asarray(as_representation(value), order="C")
     bits = bits[bits.dtype.names[0]] if bits.dtype.names else bits
-    if elem in _PACKED:  # two values a byte, the first in the low nibble
-        flat = bits.reshape(-1).astype(np.uint8) & 0x0F
-        if flat.size % 2:
-            flat = np.append(flat, np.uint8(0))
-        payload = (flat[0::2] | (flat[1::2] << 4)).tobytes()
+    if elem in _PACKED:
+        width = _PACKED[elem]
+        per_byte = 8 // width
+        flat = bits.reshape(-1).astype(np.uint8) & ((1 << width) - 1)
+        flat = np.append(flat, np.zeros(-flat.size % per_byte, np.uint8))
+        packed = np.zeros(flat.size // per_byte, np.uint8)
+        for slot in range(per_byte):
+            packed |= flat[slot::per_byte] << (width * slot)
+        payload = packed.tobytes()
     else:
         payload = np.asarray(bits, order="C").astype(storage_dtype(elem), copy=False).tobytes()
     # made from the shape (a 0-d array would come out of ortvalue_from_numpy as shape [1])
@@ -160,10 +173,14 @@ def _from_ort_value(value: Any, elem: ElementType | None) -> Any:
     raw = np.frombuffer(ctypes.string_at(value.data_ptr(), value.tensor_size_in_bytes()), np.uint8)
     count = int(np.prod(shape))
     if elem in _PACKED:
-        nibbles = np.stack([raw & 0x0F, raw >> 4], axis=-1).reshape(-1)[:count]
-        if elem == ElementType.INT4:
-            nibbles = ((nibbles.astype(np.int8) ^ 8) - 8).astype(np.int8)
-        return nibbles.reshape(shape).view(numpy_dtype(elem))
+        width = _PACKED[elem]
+        mask = (1 << width) - 1
+        slots = [(raw >> (width * slot)) & mask for slot in range(8 // width)]
+        small = np.stack(slots, axis=-1).reshape(-1)[:count]
+        if elem in _SIGN_BIT:
+            sign = _SIGN_BIT[elem]
+            small = ((small.astype(np.int8) ^ sign) - sign).astype(np.int8)
+        return small.reshape(shape).view(numpy_dtype(elem))
     bits = raw.view(storage_dtype(elem))[:count]
     return bits.reshape(shape).view(numpy_dtype(elem))
 
