@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "as_representation",
+    "FLOAT_TYPES",
     "INTEGER_TYPES",
     "MAP_KEY_TYPES",
     "ElementType",
@@ -75,6 +76,23 @@ INTEGER_TYPES = frozenset(
         ElementType.UINT16,
         ElementType.UINT32,
         ElementType.UINT64,
+    }
+)
+# Every floating-point element type, the low-precision formats included.
+FLOAT_TYPES = frozenset(
+    {
+        ElementType.FLOAT,
+        ElementType.DOUBLE,
+        ElementType.FLOAT16,
+        ElementType.BFLOAT16,
+        ElementType.FLOAT8E4M3FN,
+        ElementType.FLOAT8E4M3FNUZ,
+        ElementType.FLOAT8E5M2,
+        ElementType.FLOAT8E5M2FNUZ,
+        ElementType.FLOAT4E2M1,
+        ElementType.FLOAT8E8M0,
+        ElementType.FLOAT6E2M3,
+        ElementType.FLOAT6E3M2,
     }
 )
 # The element types a map's keys may have (IR.md): those integers and strings.

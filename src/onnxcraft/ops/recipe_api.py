@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from onnxcraft.dtypes import ElementType, element_type_of, numpy_dtype
+from onnxcraft.dtypes import FLOAT_TYPES, ElementType, element_type_of, numpy_dtype
 from onnxcraft.numerics import from_float32
 from onnxcraft.ops import strategies as ocst
 from onnxcraft.ops.node_case import Input, NodeCase
@@ -57,22 +57,7 @@ PREFERRED_ELEMENTS: ContextVar[frozenset[ElementType] | None] = ContextVar(
 )
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
-FLOATS = frozenset(
-    {
-        ElementType.FLOAT,
-        ElementType.DOUBLE,
-        ElementType.FLOAT16,
-        ElementType.BFLOAT16,
-        ElementType.FLOAT8E4M3FN,
-        ElementType.FLOAT8E4M3FNUZ,
-        ElementType.FLOAT8E5M2,
-        ElementType.FLOAT8E5M2FNUZ,
-        ElementType.FLOAT4E2M1,
-        ElementType.FLOAT8E8M0,
-        ElementType.FLOAT6E2M3,
-        ElementType.FLOAT6E3M2,
-    }
-)
+FLOATS = FLOAT_TYPES
 SIGNED = frozenset(
     {
         ElementType.INT8,

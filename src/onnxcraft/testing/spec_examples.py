@@ -26,6 +26,7 @@ import numpy as np
 
 from onnxcraft.core.typestr import parse_type_string
 from onnxcraft.dtypes import (
+    FLOAT_TYPES,
     ElementType,
     element_type_of,
     from_type_string,
@@ -127,7 +128,7 @@ def _tensor(data: dict[str, Any], where: str) -> np.ndarray:
     if elem == ElementType.STRING:
         array = np.array(values, dtype=object)
     else:
-        numbers = np.array(_number(values), dtype=np.float64 if _is_float(elem) else None)
+        numbers = np.array(_number(values), dtype=np.float64 if elem in FLOAT_TYPES else None)
         if elem in (ElementType.COMPLEX64, ElementType.COMPLEX128):
             numbers = numbers[..., 0] + 1j * numbers[..., 1]
         try:
@@ -141,23 +142,6 @@ def _tensor(data: dict[str, Any], where: str) -> np.ndarray:
     if "shape" in data:
         array = array.reshape(data["shape"])
     return array
-
-
-def _is_float(elem: ElementType) -> bool:
-    return elem in {
-        ElementType.FLOAT,
-        ElementType.DOUBLE,
-        ElementType.FLOAT16,
-        ElementType.BFLOAT16,
-        ElementType.FLOAT8E4M3FN,
-        ElementType.FLOAT8E4M3FNUZ,
-        ElementType.FLOAT8E5M2,
-        ElementType.FLOAT8E5M2FNUZ,
-        ElementType.FLOAT8E8M0,
-        ElementType.FLOAT4E2M1,
-        ElementType.FLOAT6E2M3,
-        ElementType.FLOAT6E3M2,
-    }
 
 
 def decode_value(data: Any, where: str = "example") -> Any:
@@ -419,6 +403,18 @@ def _variadic_names(spec: OpSpec) -> set[str]:
     return {p.name for p in spec.outputs if p.option == "variadic"}
 
 
+def _evaluated(example: SpecExample, problems: list[str]) -> dict[str, Any] | None:
+    """The example's outputs (numpy's warnings on NaN and overflow silenced: examples show
+    such values on purpose), or None with the evaluator's refusal added to ``problems``."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return example.evaluate()
+    except OnnxcraftError as exc:
+        problems.append(f"{example.where}: {exc}")
+        return None
+
+
 def mismatches(spec: OpSpec) -> list[str]:
     """Why the examples in force at ``spec`` do not give their recorded outputs (empty: all
     agree)."""
@@ -427,12 +423,8 @@ def mismatches(spec: OpSpec) -> list[str]:
         if not example.recorded:
             problems.append(f"{example.where}: no recorded outputs (run --record)")
             continue
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore", RuntimeWarning)
-                got = example.evaluate()
-        except OnnxcraftError as exc:
-            problems.append(f"{example.where}: {exc}")
+        got = _evaluated(example, problems)
+        if got is None:
             continue
         for name, want in example.recorded.items():
             if not same_value(want, got.get(name)):
@@ -487,12 +479,8 @@ def record_file(path: Path) -> list[str]:
             continue
         spec = by_version[version["since_version"]]
         for example, data in zip(examples_at(spec), version["examples"]):
-            try:
-                with warnings.catch_warnings(), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    got = example.evaluate()
-            except OnnxcraftError as exc:
-                problems.append(f"{example.where}: {exc}")
+            got = _evaluated(example, problems)
+            if got is None:
                 continue
             outputs = {
                 name: (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from onnxcraft.dtypes import ElementType
+from onnxcraft.dtypes import INTEGER_TYPES
 from onnxcraft.ops.adapter_api import AdapterContext, AdapterRegistry
 
 BINARY_LEGACY = {"Add": 6, "Sub": 6, "Mul": 6, "Div": 6, "Pow": 1}
@@ -113,18 +113,7 @@ def _prelu_down(ctx: AdapterContext) -> None:
 
 
 # integer element types, the only ones Mod takes with fmod=0 before version 28
-_INTEGERS = frozenset(
-    {
-        ElementType.INT8,
-        ElementType.INT16,
-        ElementType.INT32,
-        ElementType.INT64,
-        ElementType.UINT8,
-        ElementType.UINT16,
-        ElementType.UINT32,
-        ElementType.UINT64,
-    }
-)
+_INTEGERS = INTEGER_TYPES
 
 
 def _mod_down(ctx: AdapterContext) -> None:
