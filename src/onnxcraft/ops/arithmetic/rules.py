@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnxcraft.dtypes import ElementType
+from onnxcraft.dtypes import FLOAT_TYPES, ElementType
 from onnxcraft.ops.arithmetic.shapes import legacy_broadcast_problem
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import (
@@ -112,8 +112,21 @@ def _variadic(ctx: InferenceContext) -> list[ValueType | None]:
     return [Tensor(elem, shape)]
 
 
+def mod_rule(ctx: InferenceContext) -> list[ValueType | None]:
+    """Mod: before version 28 the floored remainder (fmod=0) is defined for integers only."""
+    elem = ctx.elem(0)
+    if ctx.op.since_version < 28 and elem in FLOAT_TYPES and not int(ctx.attr("fmod", 0) or 0):
+        raise ctx.fail(
+            f"fmod=0 (the floored remainder) needs integer inputs at version "
+            f"{ctx.op.since_version}, got {elem.name.lower() if elem else elem}; give "
+            f"fmod=1 (the truncated remainder), or use Mod-28"
+        )
+    return binary_rule(ctx)
+
+
 def register(rules: RuleRegistry) -> None:
-    for name in ("Add", "Sub", "Mul", "Div", "Pow", "Mod"):
+    for name in ("Add", "Sub", "Mul", "Div", "Pow"):
         rules.add(name, binary_rule, since=ALL_VERSIONS)
+    rules.add("Mod", mod_rule, since=ALL_VERSIONS)
     for name in ("Max", "Min", "Sum", "Mean"):
         rules.add(name, _variadic, since=ALL_VERSIONS)
