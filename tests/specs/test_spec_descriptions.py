@@ -231,10 +231,10 @@ def test_onnxruntime_gives_the_recorded_outputs(
     for spec in _specs(path):
         if spec.deprecated or spec.since_version != spec.examples_since:
             continue  # each example once, at the version it was written for
+        if not spec.deterministic:
+            continue  # random operators: the values depend on the runtime's generator
         for example in examples_at(spec):
             key = f"{document['domain']}::{spec.name}-{spec.since_version}#{example.index + 1}"
-            if not spec.deterministic:
-                continue  # random operators: the values depend on the runtime's generator
             built = example_of(example.case, backend.profile)
             feeds = built.feeds_as(backend.representation)
             verdict = judge(built, worker.run(built.model, feeds, built.outputs))

@@ -76,7 +76,7 @@ def axis_problem(
     if bound is None:
         return None
     axes = [int(a) for a in _elements(value)]
-    limit = bound.limit(rank, len(axes), dict(attributes))
+    limit = bound.limit(rank, len(axes), attributes)
     high = limit if bound.end_inclusive else limit - 1
     outside = [a for a in axes if not -limit <= a <= high]
     if not outside:

@@ -99,9 +99,8 @@ def _output_names(example: SpecExample, got: dict[str, Any]) -> list[tuple[str, 
         if formal.name not in got:
             continue
         value = got[formal.name]
-        if formal.name in variadic:
-            items = value if isinstance(value, list) else [value]
-            named += [(f"{_identifier(formal.name)}_{i}", v) for i, v in enumerate(items)]
+        if formal.name in variadic:  # evaluate() gives a variadic output's values as a list
+            named += [(f"{_identifier(formal.name)}_{i}", v) for i, v in enumerate(value)]
         else:
             named.append((_identifier(formal.name), value))
     return named
@@ -136,10 +135,6 @@ def _evaluate(example: SpecExample) -> dict[str, Any]:
         raise SpecError(f"docs: {exc}") from exc
     except OnnxcraftError as exc:
         raise SpecError(f"docs: {example.where}: the evaluator refused it: {exc}") from exc
-    variadic = {p.name for p in example.spec.outputs if p.option == "variadic"}
-    for name in variadic & got.keys():
-        if not isinstance(got[name], list):
-            got[name] = [got[name]]
     if not example.recorded:
         raise SpecError(
             f"docs: {example.where} has no recorded outputs; record them with "

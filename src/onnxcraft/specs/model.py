@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +52,7 @@ class AxisBound:
     rank_plus: int | str = 0
     end_inclusive: bool = False
 
-    def limit(self, rank: int, count: int, attributes: dict[str, Any]) -> int:
+    def limit(self, rank: int, count: int, attributes: Mapping[str, Any]) -> int:
         """R for a node whose ``input`` has ``rank``; ``count`` entries in the attribute."""
         if isinstance(self.rank_plus, int):
             return rank + self.rank_plus

@@ -92,8 +92,7 @@ class SpecExample:
         example = self.example()
         if example.expected is None:
             raise SpecError(f"{self.where}: the evaluator refused it: {example.error}")
-        variadic = {p.name for p in self.spec.outputs if p.option == "variadic"}
-        return _by_name(self.output_names, list(example.expected), variadic)
+        return _by_name(self.output_names, list(example.expected), _variadic_names(self.spec))
 
     def example(self) -> Example:
         """The example as a one-node model with its feeds (for any backend)."""
@@ -482,12 +481,9 @@ def record_file(path: Path) -> list[str]:
             got = _evaluated(example, problems)
             if got is None:
                 continue
+            variadic = _variadic_names(spec)
             outputs = {
-                name: (
-                    [encode_value(v) for v in value]
-                    if isinstance(value, list) and name in _variadic_names(spec)
-                    else encode_value(value)
-                )
+                name: [encode_value(v) for v in value] if name in variadic else encode_value(value)
                 for name, value in got.items()
             }
             if any(_is_empty_sequence(v) for v in outputs.values()):
