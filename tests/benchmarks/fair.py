@@ -61,9 +61,13 @@ def pin_threads(threads: int = 1) -> str:
         f"{pool['internal_api']} {pool.get('architecture', '')} {pool['num_threads']} thread(s)"
         for pool in threadpool_info()
     )
-    forced = os.environ.get("OPENBLAS_CORETYPE")
-    if forced:  # a machine-wide setting that picks OpenBLAS's kernels instead of its detection
-        pools += f" (OPENBLAS_CORETYPE={forced} in the environment)"
+    # Machine-wide settings that pick OpenBLAS's kernels and cache size instead of its own
+    # detection: they change the BLAS's speed, so a table says when they were in force.
+    forced = [
+        f"{k}={os.environ[k]}" for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ
+    ]
+    if forced:
+        pools += f" ({', '.join(forced)} in the environment)"
     return (
         f"threads={threads}: {pools or 'no BLAS pool found'}; onnxruntime sessions get "
         f"intra/inter={threads}"
