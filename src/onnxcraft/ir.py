@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -85,6 +85,31 @@ def picture_of(model: Any, kind: str) -> str | None:
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
 
 
+class _StorageVerdict:
+    """The ``malformed`` attribute of tensors and attributes read from a file: what is wrong
+    with how the file stored the value, or "". A reader may leave the verdict to a judge
+    (``judge_storage``) that runs when it is first asked: most readers (inference) never ask.
+    Setting it replaces any pending judge. The owner keeps ``_malformed`` and ``_judge``."""
+
+    @overload
+    def __get__(self, owner: None, cls: type) -> _StorageVerdict: ...
+    @overload
+    def __get__(self, owner: object, cls: type | None = None) -> str: ...
+
+    def __get__(self, owner: Any, cls: type | None = None) -> Any:
+        if owner is None:
+            return self
+        judge = owner._judge
+        if judge is not None:
+            owner._judge = None
+            owner._malformed = judge()
+        return owner._malformed
+
+    def __set__(self, owner: Any, problem: str) -> None:
+        owner._judge = None
+        owner._malformed = problem
+
+
 class TensorData:
     """A named tensor whose numpy value is produced on first use."""
 
@@ -124,19 +149,8 @@ class TensorData:
         self._malformed = ""
         self._judge: Callable[[], str] | None = None
 
-    @property
-    def malformed(self) -> str:
-        """What is wrong with how the file stored the data (size against dims, field), or ""."""
-        judge = self._judge
-        if judge is not None:  # judged when first asked: most readers (inference) never ask
-            self._judge = None
-            self._malformed = judge()
-        return self._malformed
-
-    @malformed.setter
-    def malformed(self, problem: str) -> None:
-        self._judge = None
-        self._malformed = problem
+    # What is wrong with how the file stored the data (size against dims, field), or "".
+    malformed = _StorageVerdict()
 
     def judge_storage(self, judge: Callable[[], str]) -> None:
         """Leave the verdict on the file's storage to ``judge``, run on first use of
@@ -198,24 +212,10 @@ class Attribute:
     _malformed: str = field(default="", repr=False, compare=False)
     _judge: Callable[[], str] | None = field(default=None, repr=False, compare=False)
 
-    @property
-    def malformed(self) -> str:
-        """What is wrong with how the file stored it (a value outside its type's field), ""
-        if nothing; judged on first use (see :meth:`TensorData.judge_storage`)."""
-        judge = self._judge
-        if judge is not None:
-            self._judge = None
-            self._malformed = judge()
-        return self._malformed
-
-    @malformed.setter
-    def malformed(self, problem: str) -> None:
-        self._judge = None
-        self._malformed = problem
-
-    def judge_storage(self, judge: Callable[[], str]) -> None:
-        """Leave the verdict on the file's storage to ``judge``, run when first asked."""
-        self._judge = judge
+    # What is wrong with how the file stored it (a value outside its type's field), "" if
+    # nothing; judged on first use (see TensorData.judge_storage).
+    malformed = _StorageVerdict()
+    judge_storage = TensorData.judge_storage
 
 
 @dataclass
