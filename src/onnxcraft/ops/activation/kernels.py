@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.dtypes import element_type_of
+from onnxcraft.ops.activation.clamp import at_least_zero
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 from onnxcraft.ops.kernel_common import (
     compute_in_float32,
@@ -29,8 +30,7 @@ def _same(x: np.ndarray, value: Any) -> np.ndarray:
 
 @compute_rounded_once
 def relu(x: Any, *, consumed_inputs: Any = None) -> np.ndarray:
-    x = np.asarray(x)
-    return np.asarray(np.maximum(x, np.zeros((), x.dtype)))
+    return at_least_zero(np.asarray(x))
 
 
 @compute_rounded_once
