@@ -1,6 +1,6 @@
 """Rewrites of a prepared graph that save whole passes over activations (``fuse=True``).
 
-Two rewrites:
+Three rewrites:
 
 - A Conv followed by an inference BatchNormalization that alone reads the Conv's output
   becomes one Conv with folded weights (:mod:`onnxcraft.ops.normalization.folding` says how,
@@ -10,6 +10,9 @@ Two rewrites:
   BatchNormalization, Add ...) clamps that array in place, right after the node: the same
   values, without a second array and a second pass. The arrays of other nodes may be views
   of their inputs (Reshape, Identity), or of a constant, which must never change.
+- An Add, Sub or Mul that alone reads such a fresh array (a residual Add after a Conv)
+  writes its result over it, when the array has the result's shape and type: the same
+  values, without a new array.
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -17,6 +20,7 @@ name it.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -48,6 +52,7 @@ def fuse_steps(
     names no graph can use (they start with a NUL character).
     """
     steps = _fold_batch_norms(steps, constants, inputs, kept)
+    steps = _elementwise_in_place(steps, kept)
     return _merge_relus(steps, kept)
 
 
@@ -115,7 +120,7 @@ def _merge_relus(steps: list[Step], kept: set[str]) -> list[Step]:
         first = steps[source]
         if first.node.op_type not in _FRESH_OUTPUT or not _is_standard(first, first.node.op_type):
             continue
-        if not _library_kernel(first):
+        if not _library_kernel(first) and first.fn not in _IN_PLACE_KERNELS:
             continue  # a kernel of the caller's own registry may return a view of its input
         if len(first.outputs) != 1 or step.fn is None or first.fn is None:
             continue
@@ -124,6 +129,79 @@ def _merge_relus(steps: list[Step], kept: set[str]) -> list[Step]:
         )
         dropped.add(index)
     return _rebuilt(steps, replaced, dropped)
+
+
+# Binary operators that may write their result over a fresh input of the result's shape.
+_IN_PLACE_BINARY: dict[str, np.ufunc] = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
+# The kernels _elementwise_in_place made (their result is the fresh array of their input).
+_IN_PLACE_KERNELS: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+
+
+def _elementwise_in_place(steps: list[Step], kept: set[str]) -> list[Step]:
+    """An Add, Sub or Mul that alone reads the fresh output of the node before it (a Conv
+    before a residual Add) writes its result over that array instead of making a new one.
+
+    The values are those of the kernel (numpy's same operation, element by element); it
+    happens only at run time, when both inputs are float32 or float64 arrays of one dtype
+    and the fresh one already has the result's shape; otherwise the kernel runs as written.
+    """
+    readers = _readers(steps)
+    producer = _producers(steps)
+    replaced: dict[int, Step] = {}
+    for index, step in enumerate(steps):
+        ufunc = _IN_PLACE_BINARY.get(step.node.op_type)
+        if ufunc is None or not _is_standard(step, step.node.op_type) or step.since_version < 7:
+            continue
+        if len(step.inputs) != 2 or len(step.outputs) != 1 or not _library_kernel(step):
+            continue
+        for position, name in enumerate(step.inputs):
+            source = producer.get(name)
+            if source is None or name in kept or readers[name] != 1:
+                continue
+            if step.inputs[1 - position] == name:  # Add(x, x): x is read twice
+                continue
+            first = steps[source]
+            if first.node.op_type not in _FRESH_OUTPUT or len(first.outputs) != 1:
+                continue
+            if not _is_standard(first, first.node.op_type) or not _library_kernel(first):
+                continue
+            assert step.fn is not None
+            kernel = _into_input(step.fn, ufunc, position)
+            _IN_PLACE_KERNELS.add(kernel)
+            replaced[index] = replace(step, fn=kernel)
+            break
+    return _rebuilt(steps, replaced, set())
+
+
+def _into_input(kernel: Callable[..., Any], ufunc: np.ufunc, position: int) -> Callable[..., Any]:
+    """``kernel`` of a binary operator, its result written over input ``position`` when
+    that array can hold it (see _elementwise_in_place)."""
+
+    def run(a: Any, b: Any, **attributes: Any) -> Any:
+        target = a if position == 0 else b
+        if _fits(a, b, target):
+            with np.errstate(all="ignore"):
+                return ufunc(a, b, out=target)
+        return kernel(a, b, **attributes)
+
+    return run
+
+
+_IN_PLACE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fits(a: Any, b: Any, target: Any) -> bool:
+    """Whether ``target`` (a or b) can hold the result of a and b, as the kernel types it."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return False
+    if a.dtype != b.dtype or a.dtype not in _IN_PLACE_DTYPES or not target.flags.writeable:
+        return False
+    if a.shape == b.shape:
+        return True
+    try:
+        return bool(np.broadcast_shapes(a.shape, b.shape) == target.shape)
+    except ValueError:  # not broadcastable: the kernel says so
+        return False
 
 
 def _then_relu(kernel: Callable[..., Any], relu: Callable[..., Any]) -> Callable[..., Any]:
