@@ -94,3 +94,13 @@ def test_nan_and_signed_zeros_pass_through_as_before() -> None:
         assert _same(
             window_reduce(x, geom, combine, identity), separable_reduce(x, geom, combine, identity)
         )
+
+
+def test_a_window_of_one_sample_is_a_new_array() -> None:
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    geom = resolve_geometry(
+        "MaxPool", x.shape[2:], (1, 1), strides=None, dilations=None, pads=None, auto_pad="NOTSET"
+    )
+    for combine, identity in ((np.maximum, -np.inf), (np.add, 0)):
+        result = window_reduce(x, geom, combine, identity)
+        assert np.array_equal(result, x) and not np.may_share_memory(result, x)

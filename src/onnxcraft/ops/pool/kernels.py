@@ -220,7 +220,8 @@ def average_pool(
     total = window_reduce(x.astype(ct, copy=False), geom, np.add, 0)
     counts = _valid_counts(x, geom, bool(count_include_pad))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (total / counts.astype(ct)).astype(x.dtype)
+        mean = np.divide(total, counts.astype(ct), out=total)  # total is a new array
+    return np.asarray(mean.astype(x.dtype, copy=False))
 
 
 def _lp_pool(

@@ -37,7 +37,8 @@ def window_reduce(
     result = np.ascontiguousarray(x)
     for axis in range(geom.ndim):  # outer axes first, as separable_reduce
         result = _reduce_axis(result, geom, axis, combine, identity)
-    return result
+    # Windows of one sample leave x as it is: the result is still a new array.
+    return result.copy() if np.may_share_memory(result, x) else result
 
 
 def _reduce_axis(
