@@ -1,6 +1,6 @@
 """Rewrites of a prepared graph that save whole passes over activations (``fuse=True``).
 
-Three rewrites:
+Four rewrites:
 
 - A Conv followed by an inference BatchNormalization that alone reads the Conv's output
   becomes one Conv with folded weights (:mod:`onnxcraft.ops.normalization.folding` says how,
@@ -13,6 +13,8 @@ Three rewrites:
 - An Add, Sub or Mul that alone reads such a fresh array (a residual Add after a Conv)
   writes its result over it, when the array has the result's shape and type: the same
   values, without a new array.
+- Concats whose inputs grow one list (DenseNet's blocks) share one buffer, each copying
+  only the inputs the one before it had not (:mod:`onnxcraft.evaluate.concat_chains`).
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -28,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.ops.activation.clamp import at_least_zero
 from onnxcraft.ops.kernel_api import Step, SubgraphRef
@@ -53,6 +56,7 @@ def fuse_steps(
     """
     steps = _fold_batch_norms(steps, constants, inputs, kept)
     steps = _elementwise_in_place(steps, kept)
+    steps = share_concat_buffers(steps, kept, _is_library_step)
     return _merge_relus(steps, kept)
 
 
@@ -232,6 +236,10 @@ def _is_standard(step: Step, op_type: str) -> bool:
         and step.fn is not None
         and step.function_plan is None
     )
+
+
+def _is_library_step(step: Step, op_type: str) -> bool:
+    return _is_standard(step, op_type) and _library_kernel(step)
 
 
 def _library_kernel(step: Step) -> bool:
