@@ -146,22 +146,19 @@ def _edge_position(
     outer = math.prod(r.shape[:dim])
     source = r.reshape(outer, length, -1)
     target = reduced.reshape(outer, reduced.shape[dim], -1)[:, position]
-    began = False
-    for tap in order:
-        if tap is None:
-            target.fill(identity)
-            began = True
-            continue
-        sample = position * stride + offsets[tap]
-        if not 0 <= sample < length:
-            continue
-        if began:
-            combine(target, source[:, sample], out=target)
-        else:
-            np.copyto(target, source[:, sample])
-            began = True
-    if not began:
+    samples = [
+        source[:, sample]
+        for sample in (position * stride + offsets[tap] for tap in order if tap is not None)
+        if 0 <= sample < length
+    ]
+    if order[0] is None or not samples:
         target.fill(identity)
+    elif len(samples) == 1:
+        np.copyto(target, samples.pop(0))
+    else:  # the first two in one operation (copying the first, then combining, rounds alike)
+        combine(samples.pop(0), samples.pop(0), out=target)
+    for sample in samples:
+        combine(target, sample, out=target)
 
 
 def _reduce_axis_strided(
