@@ -6,9 +6,10 @@ and redone, run after run, on the models of ``zoo.py``.
 
 "before" runs with the changes undone in place: pooling through the strided
 ``im2col.separable_reduce``, Relu through numpy's maximum with a scalar zero, no in-place
-Add/Sub/Mul and no shared Concat buffers (its evaluator is prepared with those two rewrites
-switched off). Kernel rewrites that cannot be switched off in place (erf's gathering,
-Softmax and LayerNormalization in place) are in both.
+Add/Sub/Mul, no shared Concat buffers and no BatchNormalization factors computed ahead (its
+evaluator is prepared with those three rewrites switched off). Kernel rewrites that cannot
+be switched off in place (erf's gathering, Softmax and LayerNormalization in place) are in
+both.
 "after" is the code as it is. The two alternate round by round (fair.py), one thread, numpy's
 BLAS pinned; the table gives median (best) milliseconds and after / before, in wall time
 and in CPU time of the process (which a busy machine disturbs less).
@@ -54,13 +55,18 @@ def undone() -> Iterator[None]:
 
 
 def before_evaluator(model: Any) -> oc.Evaluator:
-    saved = fusion._elementwise_in_place, fusion.share_concat_buffers
+    saved = fusion._elementwise_in_place, fusion.share_concat_buffers, fusion._affine_batch_norms
     fusion._elementwise_in_place = lambda steps, kept: steps  # type: ignore[assignment]
     fusion.share_concat_buffers = lambda steps, kept, library: steps  # type: ignore[assignment]
+    fusion._affine_batch_norms = lambda steps, constants, inputs: steps  # type: ignore[assignment]
     try:
         return oc.Evaluator(model)
     finally:
-        fusion._elementwise_in_place, fusion.share_concat_buffers = saved  # type: ignore[assignment]
+        (
+            fusion._elementwise_in_place,
+            fusion.share_concat_buffers,
+            fusion._affine_batch_norms,
+        ) = saved  # type: ignore[assignment]
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from onnxcraft.ops.im2col import resolve_geometry, separable_reduce
+from onnxcraft.ops.pool import shifted
 from onnxcraft.ops.pool.shifted import window_reduce
 
 
@@ -104,3 +105,24 @@ def test_a_window_of_one_sample_is_a_new_array() -> None:
     for combine, identity in ((np.maximum, -np.inf), (np.add, 0)):
         result = window_reduce(x, geom, combine, identity)
         assert np.array_equal(result, x) and not np.may_share_memory(result, x)
+
+
+@settings(max_examples=100, deadline=None)
+@given(pools(), st.integers(1, 200))
+def test_a_few_planes_at_a_time_changes_nothing(case: tuple[np.ndarray, Any], chunk: int) -> None:
+    """Large inputs are reduced a few (sample, channel) planes at a time."""
+    x, geom = case
+    if min(geom.out_shape) < 0:
+        return
+    saved = shifted._CHUNK, shifted._CHUNKED_ABOVE
+    shifted._CHUNK, shifted._CHUNKED_ABOVE = chunk, 0  # as if every drawn input were large
+    try:
+        for combine, identity in ((np.maximum, _lowest(x)), (np.add, 0)):
+            expected = separable_reduce(x, geom, combine, identity)
+            assert _same(window_reduce(x, geom, combine, identity), expected)
+    finally:
+        shifted._CHUNK, shifted._CHUNKED_ABOVE = saved
+
+
+def _lowest(x: np.ndarray) -> Any:
+    return -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min

@@ -34,11 +34,39 @@ def window_reduce(
     x: np.ndarray, geom: WindowGeometry, combine: np.ufunc, identity: float | int
 ) -> np.ndarray:
     """Reduce every window of the unpadded ``x`` (N, C, spatial...) with ``combine``."""
+    planes = x.shape[0] * x.shape[1]
+    per_plane = math.prod(x.shape[2:])
+    if planes > 1 and x.size > _CHUNKED_ABOVE:
+        # Planes (one sample's channel) are independent: a few at a time, so that every
+        # pass over them stays in the core's cache (a batch of 8 is 3 to 25 MB).
+        stack = x.reshape(1, planes, *x.shape[2:])
+        step = max(1, _CHUNK // max(per_plane, 1))
+        out = np.empty((planes, *geom.out_shape), x.dtype)
+        for start in range(0, planes, step):
+            out[start : start + step] = _reduce(
+                stack[:, start : start + step], geom, combine, identity
+            )[0]
+        return out.reshape(*x.shape[:2], *geom.out_shape)
+    result = _reduce(x, geom, combine, identity)
+    # Windows of one sample leave x as it is: the result is still a new array.
+    return result.copy() if np.may_share_memory(result, x) else result
+
+
+# Inputs over 8 MiB of float32 (a batch of 8 of an early feature map) are reduced 1 MiB at a
+# time, within the L2 cache with the temporaries. Below that, whole-array passes were as fast
+# or faster (measured on 3x3 MaxPools: 8x480x28x28 3.3 -> 2.2 ms, 8x256x56x56 4.9 -> 3.7 ms,
+# while 8x832x14x14 went 0.85 -> 1.06 ms when chunked).
+_CHUNKED_ABOVE = 1 << 21
+_CHUNK = 1 << 18
+
+
+def _reduce(
+    x: np.ndarray, geom: WindowGeometry, combine: np.ufunc, identity: float | int
+) -> np.ndarray:
     result = np.ascontiguousarray(x)
     for axis in range(geom.ndim):  # outer axes first, as separable_reduce
         result = _reduce_axis(result, geom, axis, combine, identity)
-    # Windows of one sample leave x as it is: the result is still a new array.
-    return result.copy() if np.may_share_memory(result, x) else result
+    return result
 
 
 def _reduce_axis(
