@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.dtypes import element_type_of
+from onnxcraft.ops.activation.clamp import at_least_zero
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 from onnxcraft.ops.kernel_common import (
     compute_in_float32,
@@ -29,8 +30,7 @@ def _same(x: np.ndarray, value: Any) -> np.ndarray:
 
 @compute_rounded_once
 def relu(x: Any, *, consumed_inputs: Any = None) -> np.ndarray:
-    x = np.asarray(x)
-    return np.asarray(np.maximum(x, np.zeros((), x.dtype)))
+    return at_least_zero(np.asarray(x))
 
 
 @compute_rounded_once
@@ -218,12 +218,19 @@ def _as_2d(op: str, x: np.ndarray, axis: int) -> tuple[np.ndarray, tuple[int, ..
 def _softmax_along(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
     wide = x.astype(np.float64) if x.dtype == np.float16 else x
     # A row of only -inf gives NaN (inf - inf), as the standard's definition does.
+    if not wide.size:
+        return np.asarray(wide.astype(x.dtype))
+    # One new array, then in place: the same operations as written out, without temporaries.
     with np.errstate(all="ignore"):
-        shifted = wide - np.max(wide, axis=axis, keepdims=True) if wide.size else wide
-        exp = np.exp(shifted)
-        total = np.sum(exp, axis=axis, keepdims=True)
-        result = shifted - np.log(total) if log else exp / total
-    return np.asarray(result.astype(x.dtype))
+        shifted = np.subtract(wide, np.max(wide, axis=axis, keepdims=True))
+        if log:
+            total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
+            result = np.subtract(shifted, np.log(total), out=shifted)
+        else:
+            exp = np.exp(shifted, out=shifted)
+            total = np.sum(exp, axis=axis, keepdims=True)
+            result = np.divide(exp, total, out=exp)
+    return np.asarray(result.astype(x.dtype, copy=False))
 
 
 def _hardmax_along(x: np.ndarray, axis: int) -> np.ndarray:

@@ -282,21 +282,25 @@ def layer_norm(
     first = normalize_axis(axis, max(x.ndim, 1), op=op)
     axes = tuple(range(first, x.ndim))
     ct = _stash_dtype(stash, x)
-    xf = x.astype(ct)
-    mean = xf.mean(axis=axes, keepdims=True)
-    inv_std = 1 / np.sqrt(((xf - mean) ** 2).mean(axis=axes, keepdims=True) + ct(epsilon))
     try:
-        y = (xf - mean) * inv_std * scale.astype(ct)
-        if b is not None:
-            y = y + b.astype(ct)
+        shape = np.broadcast_shapes(x.shape, scale.shape, *(() if b is None else (b.shape,)))
     except ValueError:
         fail(
             op,
             f"Scale {scale.shape} and B {None if b is None else b.shape} must broadcast "
             f"to the normalized shape {x.shape[first:]}",
         )
-    if y.shape != x.shape:
-        fail(op, f"Scale/B shapes broadcast the output to {y.shape}, expected {x.shape}")
+    if shape != x.shape:
+        fail(op, f"Scale/B shapes broadcast the output to {shape}, expected {x.shape}")
+    xf = x.astype(ct, copy=False)  # read only
+    mean = xf.mean(axis=axes, keepdims=True)
+    # x - mean once, then in place: the operations of the formula, without temporaries.
+    y = np.subtract(xf, mean)
+    inv_std = 1 / np.sqrt(np.square(y).mean(axis=axes, keepdims=True) + ct(epsilon))
+    np.multiply(y, inv_std, out=y)
+    np.multiply(y, scale.astype(ct, copy=False), out=y)
+    if b is not None:
+        np.add(y, b.astype(ct, copy=False), out=y)
     return encode_like(y, original), _in_type(mean, stash), _in_type(inv_std, stash)
 
 

@@ -1,7 +1,8 @@
 """Pooling kernels: MaxPool, AveragePool, LpPool, their Global forms, and MaxUnpool.
 
-Windows are read tap by tap as strided views of the padded input (see
-:func:`onnxcraft.ops.im2col.tap_views`); nothing loops over output pixels.
+Windows are reduced tap by tap over flat, shifted views of the input
+(:mod:`onnxcraft.ops.pool.shifted`); MaxPool's indices read the taps as strided views of the
+padded input (:func:`onnxcraft.ops.im2col.tap_views`). Nothing loops over output pixels.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from onnxcraft.ops.im2col import (
     int_list,
     pad_spatial,
     resolve_geometry,
-    separable_reduce,
     tap_counts,
     tap_views,
 )
 from onnxcraft.ops.kernel_api import KernelContext, KernelRegistry
 from onnxcraft.ops.kernel_common import compute_in_float32, fail
+from onnxcraft.ops.pool.shifted import window_reduce
 from onnxcraft.ops.windows import transposed_window_size
 
 __all__ = ["register"]
@@ -114,7 +115,7 @@ def _max_pool(
         auto_pad=auto_pad,
         ceil_mode=ceil_mode,
     )
-    result = separable_reduce(x, geom, np.maximum, _lowest(x.dtype))
+    result = window_reduce(x, geom, np.maximum, _lowest(x.dtype))
     if not want_indices:
         return result, None
     padded = pad_spatial(x, geom, _lowest(x.dtype))
@@ -216,10 +217,11 @@ def average_pool(
         ceil_mode=ceil_mode,
     )
     ct = np.float64 if x.dtype == np.float64 else np.float32
-    total = separable_reduce(x.astype(ct, copy=False), geom, np.add, 0)
+    total = window_reduce(x.astype(ct, copy=False), geom, np.add, 0)
     counts = _valid_counts(x, geom, bool(count_include_pad))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (total / counts.astype(ct)).astype(x.dtype)
+        mean = np.divide(total, counts.astype(ct), out=total)  # total is a new array
+    return np.asarray(mean.astype(x.dtype, copy=False))
 
 
 def _lp_pool(
@@ -245,7 +247,7 @@ def _lp_pool(
     )
     ct = np.float64 if x.dtype == np.float64 else np.float32
     powered = np.abs(x.astype(ct)) ** ct(p)
-    total = separable_reduce(powered, geom, np.add, 0)
+    total = window_reduce(powered, geom, np.add, 0)
     return np.asarray((total ** ct(1.0 / p)).astype(x.dtype))
 
 
