@@ -18,6 +18,7 @@ engine).
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence as Seq
 from typing import Any
@@ -30,9 +31,10 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.engine import infer_types
+from onnxcraft.infer.engine import infer_node
+from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
-from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.ops.infer_api import VALUE_LIMIT, SymbolicValue
 from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
@@ -59,6 +61,11 @@ _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limi
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
 
+# Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
+_KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
+_NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
+_UNSEEN = object()  # an operator not resolved yet
+
 
 class InferenceWarning(UserWarning):
     """A declared type contradicts the inferred one (or a rule failed) in non-strict mode."""
@@ -76,6 +83,11 @@ class GraphInference:
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
+        # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
+        # None: every node is inferred anew (for comparing against the remembered answers).
+        self.memo: dict[tuple[Any, ...], list[ValueType | None]] | None = {}
+        # The operator versions whose answers may be remembered, by (domain, op_type, opset).
+        self._memo_ops: dict[tuple[str, str, int | None], OpInfo | None] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -178,9 +190,17 @@ class GraphInference:
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
         try:
-            out_types, out_values = self._infer_node(
-                node, input_types, input_values, types, values, opsets, commit
-            )
+            memo = self.memo
+            key = None if memo is None else self._memo_key(node, input_types, input_values, opsets)
+            found = None if key is None else memo.get(key)  # type: ignore[union-attr]
+            if found is not None:
+                out_types, out_values = found, _NO_VALUES
+            else:
+                out_types, out_values, valued = self._infer_node(
+                    node, input_types, input_values, types, values, opsets, commit
+                )
+                if key is not None and not out_values and not valued:
+                    memo[key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -217,6 +237,66 @@ class GraphInference:
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
 
+    def _memo_key(
+        self,
+        node: ir.Node,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        opsets: dict[str, int],
+    ) -> tuple[Any, ...] | None:
+        """What a node's output types depend on, unless they depend on what its known input
+        values hold: its operator version (a standard one, whose rule is the library's), the
+        domain's opset, its attributes (plain values only: no tensors, no graphs, no
+        references), the input types, which inputs have a known value (and which of those are
+        symbolic), which inputs it gives and how many outputs it names. None for a function
+        call or an operator whose answers are not remembered.
+
+        A node inferred successfully, without reading what its known values hold and giving
+        no values, answers every later node of the same key: real models repeat blocks (each
+        with weights of its own), and a repeated node costs a lookup.
+        """
+        marks: tuple[Any, ...] | None = None
+        if input_values:
+            marks = tuple(
+                [
+                    None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
+                    for v in input_values
+                ]
+            )
+        domain = node.domain
+        opset = opsets.get(domain)
+        op = self._memo_ops.get((domain, node.op_type, opset), _UNSEEN)
+        if op is _UNSEEN:
+            if (domain, node.op_type) in self.functions:
+                return None  # a call of a local function
+            self._op(node, opsets)  # resolved once (raising what inferring it would raise)
+            op = self._memo_ops.get((domain, node.op_type, opset))
+        if op is None:
+            return None
+        attributes = node.attributes
+        attribute_key: tuple[Any, ...] = ()
+        if attributes:
+            parts = []
+            for attr in attributes:
+                kind = attr.type
+                if kind not in _KEYED_ATTRIBUTES or attr.ref:
+                    return None
+                value = attr.value
+                if type(value) is list:  # read from the IR: lists; the inference reader: tuples
+                    value = tuple(value)
+                if kind in ("FLOAT", "FLOATS"):
+                    value = _signed_zeros(value)
+                parts.append((attr.name, kind, value))
+            attribute_key = tuple(parts)
+        names = node.inputs
+        present = None if "" not in names else tuple([bool(n) for n in names])
+        key = (op, opset, attribute_key, tuple(input_types), marks, present, len(node.outputs))
+        try:
+            hash(key)
+        except TypeError:  # a value no key can hold: inferred every time
+            return None
+        return key
+
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
             InferenceError(
@@ -245,7 +325,9 @@ class GraphInference:
         values: dict[str, Any],
         opsets: dict[str, int],
         commit: bool,
-    ) -> tuple[list[ValueType | None], dict[int, Any]]:
+    ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
+        """Output types and values of a node, and whether they may depend on what its known
+        input values hold."""
         function = self.functions.get((node.domain, node.op_type))
         if function is not None:
             if len(node.outputs) > len(function.outputs):
@@ -254,7 +336,7 @@ class GraphInference:
                     f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
                 )
             attrs = {a.name: a for a in node.attributes}
-            return self.function(function, input_types, input_values, attrs, opsets)
+            return (*self.function(function, input_types, input_values, attrs, opsets), True)
         op = self._op(node, opsets)
         attributes: dict[str, Any] = {}
         bodies: dict[str, list[ValueType | None]] = {}
@@ -290,7 +372,7 @@ class GraphInference:
             if all(node.inputs) and count < 8
             else [bool(n) for n in node.inputs]
         )
-        return infer_types(
+        return infer_node(
             op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
         )
 
@@ -329,10 +411,13 @@ class GraphInference:
                 else specs.resolve_since_version(node.domain, node.op_type, opset)
             )
             if since is None:  # not a standard operator: its arity is the node's own
+                self._memo_ops[key] = None
                 return custom_op_info(
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
             found = self._ops[key] = op_info(node.domain, node.op_type, since)
+            remembered = found.spec is not None and not has_user_rule(node.domain, node.op_type)
+            self._memo_ops[key] = found if remembered else None
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -439,6 +524,16 @@ def _check_attributes(op: OpInfo, node: ir.Node) -> None:
             raise InferenceError(
                 f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
             )
+
+
+def _signed_zeros(value: Any) -> Any:
+    """A float attribute's value with each zero told apart from its negative (equal as
+    floats, so equal keys, though 1 / -0.0 is not 1 / 0.0)."""
+    if type(value) is float:
+        return (value, math.copysign(1.0, value)) if value == 0.0 else value
+    if type(value) is tuple and 0.0 in value:
+        return tuple(_signed_zeros(v) for v in value)
+    return value
 
 
 def _label(node: ir.Node) -> str:

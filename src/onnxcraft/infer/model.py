@@ -15,11 +15,8 @@ from onnxcraft.errors import InferenceError
 from onnxcraft.gcpause import gc_paused
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
 from onnxcraft.io import model_proto
-from onnxcraft.proto.serde import (
-    model_from_proto,
-    model_to_proto,
-    with_inferred_types,
-)
+from onnxcraft.proto import ModelProto
+from onnxcraft.proto.inference import read_for_inference, write_inferred_types
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 
@@ -43,18 +40,23 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             proto = None
         else:
             proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
-            model_ir = model_from_proto(proto)
+            model_ir = read_for_inference(proto)
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         runner = GraphInference(functions, model_ir.opset_imports, strict)
         if strict:
             runner.untyped_inputs(model_ir.graph)
         runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports)
-        # Only types changed: copy the original and rewrite them, unless the IR no longer
-        # lines up with it node for node.
         if proto is None:
             return model_ir
+        # Only types changed: they are written into the message read, or into a copy of the
+        # caller's own ModelProto (a message parsed here from bytes, a file or onnx's
+        # ModelProto belongs to no one else).
+        if proto is model:
+            proto = ModelProto()
+            proto.CopyFrom(model)
         try:
-            return with_inferred_types(proto, model_ir) or model_to_proto(model_ir)
+            write_inferred_types(proto, model_ir)
+            return proto
         except UnicodeError as exc:
             # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
             raise InferenceError(

@@ -1,0 +1,221 @@
+"""What ``oc.infer_shapes`` reads of a ModelProto, and how it writes the inferred types back.
+
+Inference reads a model only to type its values: of a node its operator, inputs, outputs,
+name and attributes; of an initializer its name, element type and dims (its value only when
+small, decoded on first use). :func:`read_for_inference` reads just that into the IR, where
+:func:`onnxcraft.proto.serde.model_from_proto` reads everything for every other caller (doc
+strings, metadata, the storage judgments ``oc.check`` asks for); it was half of inferring a
+model with its weights stored elsewhere. List attributes are read as tuples, as the DSL gives
+them to rules, so that inference can compare them without converting them first.
+
+:func:`write_inferred_types` writes the types back into the message the model was read from:
+graph inputs and outputs retyped, value_info replaced. A graph's value_info (one entry per
+value) is encoded here, straight from each name and the cached encoding of its type, and
+parsed in one call, rather than built message by message.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from onnxcraft import ir
+from onnxcraft.dtypes import ElementType
+from onnxcraft.proto.onnx_pb2 import (
+    AttributeProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    TensorProto,
+    TypeProto,
+    ValueInfoProto,
+)
+from onnxcraft.proto.serde import (
+    _ATTR_NAMES,
+    _ELEMENTS,
+    _decode,
+    _guess_attribute_type,
+    _load_tensor,
+    _Reader,
+    _value_info_to_proto,
+    type_from_proto,
+    type_to_proto,
+)
+from onnxcraft.types import ValueType
+
+__all__ = ["read_for_inference", "write_inferred_types"]
+
+_UNDEFINED = ElementType.UNDEFINED
+
+
+class _InferenceReader(_Reader):
+    """The reader of :mod:`onnxcraft.proto.serde`, keeping only what inference reads."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+    def tensor(self, proto: TensorProto) -> ir.TensorData:
+        # ``dims[:]`` copies the repeated field in one call (tuple() of it walks it in Python)
+        return ir.TensorData(
+            proto.name,
+            _ELEMENTS.get(proto.data_type, _UNDEFINED),
+            tuple(proto.dims[:]),
+            load=partial(_load_tensor, proto, None),
+            source=proto,
+        )
+
+    def attribute(self, proto: AttributeProto) -> ir.Attribute:
+        kind = _ATTR_NAMES.get(proto.type)
+        if kind is None:
+            kind = _guess_attribute_type(proto)
+        ref = proto.ref_attr_name
+        if ref:
+            return ir.Attribute(proto.name, kind, None, ref)
+        value: Any = None
+        if kind == "INT":
+            value = proto.i
+        elif kind == "INTS":
+            value = tuple(proto.ints[:])
+        elif kind == "FLOAT":
+            value = proto.f
+        elif kind == "FLOATS":
+            value = tuple(proto.floats[:])
+        elif kind == "STRING":
+            value = _decode(proto.s)
+        elif kind == "STRINGS":
+            value = tuple(_decode(v) for v in proto.strings)
+        elif kind == "TENSOR":
+            value = self.tensor(proto.t)
+        elif kind == "GRAPH":
+            value = self.graph(proto.g)
+        elif kind == "SPARSE_TENSOR":
+            value = self.sparse(proto.sparse_tensor)
+        elif kind == "TYPE_PROTO":
+            value = type_from_proto(proto.tp)
+        elif kind == "TENSORS":
+            value = [self.tensor(t) for t in proto.tensors]
+        elif kind == "GRAPHS":
+            value = [self.graph(g) for g in proto.graphs]
+        elif kind == "SPARSE_TENSORS":
+            value = [self.sparse(s) for s in proto.sparse_tensors]
+        elif kind == "TYPE_PROTOS":
+            value = [type_from_proto(t) for t in proto.type_protos]
+        return ir.Attribute(proto.name, kind, value)
+
+    def node(self, proto: NodeProto) -> ir.Node:
+        attributes, domain = proto.attribute, proto.domain
+        return ir.Node(
+            proto.op_type,
+            proto.input[:],
+            proto.output[:],
+            "" if domain == "ai.onnx" else domain,
+            proto.name,
+            [self.attribute(a) for a in attributes] if attributes else [],
+        )
+
+
+def read_for_inference(proto: ModelProto) -> ir.Model:
+    """The IR of ``proto`` as inference needs it (see the module's docstring): to be inferred
+    and written back with :func:`write_inferred_types`, not to be saved."""
+    reader = _InferenceReader()
+    return ir.Model(
+        graph=reader.graph(proto.graph),
+        opset_imports={
+            "" if o.domain == "ai.onnx" else o.domain: int(o.version) for o in proto.opset_import
+        },
+        ir_version=int(proto.ir_version),
+        functions=[reader.function(f) for f in proto.functions],
+    )
+
+
+# -- writing the types back -----------------------------------------------------------------------
+
+_VALUE_INFO_FIELD = b"\x6a"  # GraphProto.value_info: field 13, length-delimited
+_NAME_FIELD = b"\x0a"  # ValueInfoProto.name: field 1
+_TYPE_FIELD = b"\x12"  # ValueInfoProto.type: field 2
+_SHORT_LENGTHS = [bytes((n,)) for n in range(128)]  # a varint below 128 is its one byte
+
+
+def _length(n: int) -> bytes:
+    if n < 128:
+        return _SHORT_LENGTHS[n]
+    out = bytearray()
+    while n >= 128:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+# The encodings of the TypeProtos of the value types written lately (a model's values share a
+# few types). Keyed by the type's value: equal types have one encoding.
+_TYPE_ENCODINGS: dict[ValueType, bytes] = {}
+_TYPE_ENCODINGS_KEPT = 4096
+
+
+def _type_encoding(value: ValueType) -> bytes:
+    found = _TYPE_ENCODINGS.get(value)
+    if found is None:
+        if len(_TYPE_ENCODINGS) >= _TYPE_ENCODINGS_KEPT:
+            _TYPE_ENCODINGS.clear()
+        message = TypeProto()
+        type_to_proto(value, message)
+        found = _TYPE_ENCODINGS[value] = message.SerializeToString()
+    return found
+
+
+def _value_info_encoding(info: ir.ValueInfo) -> bytes:
+    """One ValueInfoProto, encoded (``str.encode`` refuses a name protobuf could not write)."""
+    if info.doc_string or info.metadata or type(info.name) is not str:
+        # rare (a name read as bytes is not UTF-8): the message does it, refusing what it must
+        message = ValueInfoProto()
+        _value_info_to_proto(info, message)
+        body = message.SerializeToString()
+    else:
+        name = info.name.encode("utf-8")  # written even when empty, as protobuf does
+        body = _NAME_FIELD + _length(len(name)) + name
+        if info.type is not None:
+            encoded = _type_encoding(info.type)
+            body += _TYPE_FIELD + _length(len(encoded)) + encoded
+    return _VALUE_INFO_FIELD + _length(len(body)) + body
+
+
+def write_inferred_types(proto: ModelProto, model: ir.Model) -> None:
+    """Write the types recorded in ``model`` into ``proto``, which it was read from by
+    :func:`read_for_inference` and which still lines up with it node for node."""
+    _retype_graph(model.graph, proto.graph)
+
+
+def _retype_graph(graph: ir.Graph, out: GraphProto) -> None:
+    for info, proto in zip(graph.inputs, out.input):
+        _retype(info, proto)
+    for info, proto in zip(graph.outputs, out.output):
+        _retype(info, proto)
+    del out.value_info[:]
+    if graph.value_info:
+        out.MergeFromString(b"".join([_value_info_encoding(v) for v in graph.value_info]))
+    nodes = out.node
+    for index, node in enumerate(graph.nodes):
+        if node.attributes:
+            _retype_bodies(node, nodes[index])
+
+
+def _retype_bodies(node: ir.Node, out: NodeProto) -> None:
+    """The graphs a node holds in attributes (If branches, Loop and Scan bodies)."""
+    for attr in node.attributes:
+        if attr.ref or attr.type not in ("GRAPH", "GRAPHS"):
+            continue
+        proto = next(a for a in out.attribute if a.name == attr.name)
+        if attr.type == "GRAPH":
+            _retype_graph(attr.value, proto.g)
+        else:
+            for body, body_proto in zip(attr.value, proto.graphs):
+                _retype_graph(body, body_proto)
+
+
+def _retype(info: ir.ValueInfo, out: ValueInfoProto) -> None:
+    out.ClearField("type")
+    if info.type is not None:
+        encoded = _type_encoding(info.type)
+        if encoded:  # merging even nothing would mark the field as set
+            out.type.MergeFromString(encoded)
