@@ -58,6 +58,10 @@ _RULE_FAILURES = (
 _INT64_MAX = 2**63 - 1  # a dim past it cannot be written in a TensorShapeProto
 _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limit
 
+# An initializer as the walk reads it: name, element type, dims and, for a small one, the tensor
+# (its value); the inference reader (proto/inference.py) gives the main graph's as such.
+Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
 
@@ -106,12 +110,14 @@ class GraphInference:
         input_values: Seq[Any] = (),
         *,
         commit: bool = True,
+        initializers: Seq[Initializer] | None = None,
     ) -> tuple[list[ValueType | None], dict[str, Any]]:
         """Infer every node of ``graph``; returns the output types and the known values.
 
         ``implied_inputs`` are input types the enclosing operator implies (for bodies),
         ``input_values`` the inputs' known values (for function calls). With ``commit`` the
         results are written into the graph: input, output and value_info types.
+        ``initializers`` replace the graph's own (the inference reader gives them apart).
         """
         types: dict[str, ValueType | None] = dict(outer)
         values: dict[str, Any] = dict(outer_values)
@@ -125,27 +131,29 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
-        for tensor in graph.initializers:
-            dims = tensor.dims
+        if initializers is None:
+            initializers = [
+                (t.name, t.elem_type, t.dims, t if _small(t.dims) else None)
+                for t in graph.initializers
+            ]
+        for name, elem, dims, tensor in initializers:
             # Read dims are ints and a read element type an ElementType: valid ones (dims
             # >= 0, a defined type) need no re-checking by Tensor().
-            elem = tensor.elem_type
             if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
                 t = _tensor(elem, dims)
             else:
                 t = Tensor(elem, dims)
-            name = tensor.name
             known = types.get(name)
             types[name] = t if known is None else self._refined(known, t, name)
-            if _small(dims):
-                values[name] = tensor  # decoded only if a rule asks for the value
+            if tensor is not None:
+                values[name] = tensor  # small: decoded only if a rule asks for the value
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
         for node in graph.nodes:
             self.node(node, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
-            _write_types(graph, types, input_types)
+            _write_types(graph, types, input_types, [entry[0] for entry in initializers])
         return outputs, values
 
     def untyped_inputs(self, graph: ir.Graph) -> None:
@@ -189,17 +197,23 @@ class GraphInference:
             self._check_defined(node, types)
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
+        memo = self.memo
+        remembered = False
         try:
-            memo = self.memo
             key = None if memo is None else self._memo_key(node, input_types, input_values, opsets)
-            found = None if key is None else memo.get(key)  # type: ignore[union-attr]
+            found = None
+            if key is not None:
+                try:
+                    found = memo.get(key)  # type: ignore[union-attr]
+                except TypeError:  # a value no key can hold: inferred every time
+                    key = None
             if found is not None:
-                out_types, out_values = found, _NO_VALUES
+                out_types, out_values, remembered = found, _NO_VALUES, True
             else:
                 out_types, out_values, valued = self._infer_node(
                     node, input_types, input_values, types, values, opsets, commit
                 )
-                if key is not None and not out_values and not valued:
+                if key is not None and not out_values and not valued and _in_range(out_types):
                     memo[key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
@@ -218,7 +232,8 @@ class GraphInference:
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
-            if type(inferred) is Tensor and inferred.shape:
+            # (a remembered answer was in range when it was remembered)
+            if not remembered and type(inferred) is Tensor and inferred.shape:
                 for d in inferred.shape:  # inline: this runs for every output
                     if type(d) is int and d > _INT64_MAX:
                         inferred = self._dim_overflow(node, name, inferred)
@@ -290,12 +305,7 @@ class GraphInference:
             attribute_key = tuple(parts)
         names = node.inputs
         present = None if "" not in names else tuple([bool(n) for n in names])
-        key = (op, opset, attribute_key, tuple(input_types), marks, present, len(node.outputs))
-        try:
-            hash(key)
-        except TypeError:  # a value no key can hold: inferred every time
-            return None
-        return key
+        return (op, opset, attribute_key, tuple(input_types), marks, present, len(node.outputs))
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
@@ -526,6 +536,16 @@ def _check_attributes(op: OpInfo, node: ir.Node) -> None:
             )
 
 
+def _in_range(types: list[ValueType | None]) -> bool:
+    """No tensor dim past int64 (an answer that has one warns at each node, so is not kept)."""
+    for t in types:
+        if type(t) is Tensor and t.shape:
+            for d in t.shape:
+                if type(d) is int and d > _INT64_MAX:
+                    return False
+    return True
+
+
 def _signed_zeros(value: Any) -> Any:
     """A float attribute's value with each zero told apart from its negative (equal as
     floats, so equal keys, though 1 / -0.0 is not 1 / 0.0)."""
@@ -557,7 +577,10 @@ def _untaken_branch(op: OpInfo, input_values: list[Any]) -> str | None:
 
 
 def _write_types(
-    graph: ir.Graph, types: dict[str, ValueType | None], input_types: list[ValueType | None]
+    graph: ir.Graph,
+    types: dict[str, ValueType | None],
+    input_types: list[ValueType | None],
+    initializer_names: list[str],
 ) -> None:
     """Record the inferred types in ``graph``: inputs, outputs and a value_info per value."""
     for info, t in zip(graph.inputs, input_types):
@@ -570,7 +593,7 @@ def _write_types(
         info.type = types.get(info.name, info.type)
         recorded.add(info.name)
     recorded.update(v.name for v in graph.inputs)
-    recorded.update(t.name for t in graph.initializers)
+    recorded.update(initializer_names)
     for node in graph.nodes:
         for name in node.outputs:
             if name and name not in recorded and types.get(name) is not None:

@@ -13,8 +13,14 @@ from onnxcraft import ir
 from onnxcraft.core.refine import refine
 from onnxcraft.errors import InferenceError
 from onnxcraft.gcpause import gc_paused
-from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
+from onnxcraft.infer.graph import (
+    GraphInference,
+    InferenceWarning,
+    Initializer,
+    infer_through_body,
+)
 from onnxcraft.io import model_proto
+from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import read_for_inference, write_inferred_types
 
@@ -35,17 +41,18 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     # Reading, inferring and writing a large model allocates many objects and frees none:
     # the cyclic garbage collector would only rescan them, so it pauses meanwhile.
     with gc_paused():
+        initializers: list[Initializer] | None = None  # None: the graph's own
         if isinstance(model, ir.Model):
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
             proto = None
         else:
             proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
-            model_ir = read_for_inference(proto)
+            model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
         functions = {(f.domain, f.name): f for f in model_ir.functions}
         runner = GraphInference(functions, model_ir.opset_imports, strict)
         if strict:
             runner.untyped_inputs(model_ir.graph)
-        runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports)
+        runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports, initializers=initializers)
         if proto is None:
             return model_ir
         # Only types changed: they are written into the message read, or into a copy of the

@@ -16,8 +16,7 @@ otherwise the dim becomes unknown. Known clashes raise :class:`InferenceError` v
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.types import Dim, Shape
@@ -124,10 +123,10 @@ def ints_attr(
     value = defined_attr(ctx, name, None)
     if value is None or len(value) == 0:
         return (default,) * length
-    values = tuple(int(v) for v in value)
+    values = tuple(map(int, value))
     if len(values) != length:
         raise ctx.fail(f"{name} must have {length} entries, got {list(values)}")
-    if minimum is not None and any(v < minimum for v in values):
+    if minimum is not None and min(values) < minimum:
         raise ctx.fail(f"{name} must be >= {minimum} everywhere, got {list(values)}")
     return values
 
@@ -171,18 +170,21 @@ def weight_kernel(ctx: InferenceContext, w_shape: Shape, nd: int) -> tuple[Dim, 
     attr = ctx.attr("kernel_shape")
     if not attr:
         return weight
-    declared = tuple(int(k) for k in attr)
+    declared = tuple(map(int, attr))
     if len(declared) != nd:
         raise ctx.fail(f"kernel_shape={list(declared)} must have one entry per spatial axis ({nd})")
-    return tuple(
-        unify_dim(ctx, k, w, f"kernel_shape={list(declared)} does not match weight W's shape")
-        for k, w in zip(declared, weight)
-    )
+    # Each declared size (an int) is the answer; a known weight size must agree with it.
+    for k, w in zip(declared, weight):
+        if isinstance(w, int) and w != k:
+            raise ctx.fail(
+                f"kernel_shape={list(declared)} does not match weight W's shape: {k} vs {w}"
+            )
+    return declared
 
 
-@dataclass(frozen=True)
-class WindowAttributes:
-    """The attributes that place sliding windows along the spatial axes."""
+class WindowAttributes(NamedTuple):
+    """The attributes that place sliding windows along the spatial axes (a named tuple: one is
+    made for every convolution or pooling node inferred)."""
 
     strides: tuple[int, ...]
     dilations: tuple[int, ...]

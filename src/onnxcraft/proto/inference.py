@@ -2,7 +2,8 @@
 
 Inference reads a model only to type its values: of a node its operator, inputs, outputs,
 name and attributes; of an initializer its name, element type and dims (its value only when
-small, decoded on first use). :func:`read_for_inference` reads just that into the IR, where
+small, decoded on first use). :func:`read_for_inference` reads just that into the IR (the
+main graph's initializers as plain entries beside it: a model has hundreds), where
 :func:`onnxcraft.proto.serde.model_from_proto` reads everything for every other caller (doc
 strings, metadata, the storage judgments ``oc.check`` asks for); it was half of inferring a
 model with its weights stored elsewhere. List attributes are read as tuples, as the DSL gives
@@ -16,8 +17,12 @@ parsed in one call, rather than built message by message.
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any
+from collections.abc import Mapping
+from math import prod
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
@@ -43,9 +48,49 @@ from onnxcraft.proto.serde import (
 )
 from onnxcraft.types import ValueType
 
-__all__ = ["read_for_inference", "write_inferred_types"]
+__all__ = ["Initializer", "InferenceInput", "read_for_inference", "write_inferred_types"]
 
 _UNDEFINED = ElementType.UNDEFINED
+_NO_METADATA: Mapping[str, str] = MappingProxyType({})
+
+# An initializer as inference sees it: name, element type, dims, and its data when it is small
+# (None otherwise: inference never reads a large tensor's value).
+Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+
+
+class InferenceInput(NamedTuple):
+    """A model read for inference: the IR (its main graph without initializers) and the main
+    graph's initializers."""
+
+    model: ir.Model
+    initializers: list[Initializer]
+
+
+class _ReadTensor(ir.TensorData):
+    """A tensor read for inference: its data decoded from its message on first use.
+
+    Every slot is set here, without the keyword parsing and the loader object of
+    ``TensorData``'s own constructor: a chain of 10k steps reads 10k small constants.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, proto: TensorProto) -> None:
+        self.name = proto.name
+        self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
+        self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+        self.source = proto
+        self.doc_string = ""
+        self.metadata = _NO_METADATA
+        self._array = None
+        self._load = None
+        self._malformed = ""
+        self._judge = None
+
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            self._array = _load_tensor(self.source, None)
+        return self._array
 
 
 class _InferenceReader(_Reader):
@@ -55,14 +100,7 @@ class _InferenceReader(_Reader):
         super().__init__(None)
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
-        # ``dims[:]`` copies the repeated field in one call (tuple() of it walks it in Python)
-        return ir.TensorData(
-            proto.name,
-            _ELEMENTS.get(proto.data_type, _UNDEFINED),
-            tuple(proto.dims[:]),
-            load=partial(_load_tensor, proto, None),
-            source=proto,
-        )
+        return _ReadTensor(proto)
 
     def attribute(self, proto: AttributeProto) -> ir.Attribute:
         kind = _ATTR_NAMES.get(proto.type)
@@ -113,19 +151,46 @@ class _InferenceReader(_Reader):
             [self.attribute(a) for a in attributes] if attributes else [],
         )
 
+    def main_graph(self, proto: GraphProto) -> ir.Graph:
+        """A graph without its initializers (see :meth:`initializers`)."""
+        return ir.Graph(
+            name=proto.name,
+            nodes=[self.node(n) for n in proto.node],
+            inputs=[self.value_info(v) for v in proto.input],
+            outputs=[self.value_info(v) for v in proto.output],
+            sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
+            value_info=[self.value_info(v) for v in proto.value_info],
+        )
 
-def read_for_inference(proto: ModelProto) -> ir.Model:
-    """The IR of ``proto`` as inference needs it (see the module's docstring): to be inferred
-    and written back with :func:`write_inferred_types`, not to be saved."""
+    def initializers(self, proto: GraphProto, values_up_to: int) -> list[Initializer]:
+        entries: list[Initializer] = []
+        elements = _ELEMENTS
+        for tensor in proto.initializer:
+            dims = tuple(tensor.dims[:])
+            if prod(dims) <= values_up_to:
+                data = _ReadTensor(tensor)
+                entries.append((data.name, data.elem_type, data.dims, data))
+            else:
+                entries.append(
+                    (tensor.name, elements.get(tensor.data_type, _UNDEFINED), dims, None)
+                )
+        return entries
+
+
+def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
+    """``proto`` as inference needs it (see the module's docstring), to be inferred and
+    written back with :func:`write_inferred_types`, not to be saved. Initializers of at most
+    ``values_up_to`` elements keep their data (decoded on first use)."""
     reader = _InferenceReader()
-    return ir.Model(
-        graph=reader.graph(proto.graph),
+    model = ir.Model(
+        graph=reader.main_graph(proto.graph),
         opset_imports={
             "" if o.domain == "ai.onnx" else o.domain: int(o.version) for o in proto.opset_import
         },
         ir_version=int(proto.ir_version),
         functions=[reader.function(f) for f in proto.functions],
     )
+    return InferenceInput(model, reader.initializers(proto.graph, values_up_to))
 
 
 # -- writing the types back -----------------------------------------------------------------------
@@ -180,6 +245,37 @@ def _value_info_encoding(info: ir.ValueInfo) -> bytes:
     return _VALUE_INFO_FIELD + _length(len(body)) + body
 
 
+def _value_infos_encoding(infos: list[ir.ValueInfo]) -> bytes:
+    """GraphProto.value_info entries, encoded: a model's values share a few types, each
+    encoded once here (by the type object: the values of one graph are alive meanwhile)."""
+    parts: list[bytes] = []
+    add = parts.append
+    type_fields: dict[int, bytes] = {}
+    for info in infos:
+        name = info.name
+        if info.doc_string or info.metadata or type(name) is not str:
+            add(_value_info_encoding(info))
+            continue
+        value = info.type
+        field = type_fields.get(id(value))
+        if field is None:
+            if value is None:
+                field = b""
+            else:
+                encoded = _type_encoding(value)
+                field = _TYPE_FIELD + _length(len(encoded)) + encoded
+            type_fields[id(value)] = field
+        encoded_name = name.encode("utf-8")
+        name_length = _length(len(encoded_name))
+        add(_VALUE_INFO_FIELD)
+        add(_length(1 + len(name_length) + len(encoded_name) + len(field)))
+        add(_NAME_FIELD)
+        add(name_length)
+        add(encoded_name)
+        add(field)
+    return b"".join(parts)
+
+
 def write_inferred_types(proto: ModelProto, model: ir.Model) -> None:
     """Write the types recorded in ``model`` into ``proto``, which it was read from by
     :func:`read_for_inference` and which still lines up with it node for node."""
@@ -193,7 +289,7 @@ def _retype_graph(graph: ir.Graph, out: GraphProto) -> None:
         _retype(info, proto)
     del out.value_info[:]
     if graph.value_info:
-        out.MergeFromString(b"".join([_value_info_encoding(v) for v in graph.value_info]))
+        out.MergeFromString(_value_infos_encoding(graph.value_info))
     nodes = out.node
     for index, node in enumerate(graph.nodes):
         if node.attributes:
