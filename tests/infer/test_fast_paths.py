@@ -22,13 +22,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft import ir
+from onnxcraft.core.opinfo import op_info
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.gcpause import gc_paused
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, _signed_zeros
 from onnxcraft.io import model_proto
+from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.windows import static_window_output, window_attributes, window_output_shape
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.proto.serde import model_from_proto, model_to_proto, with_inferred_types
 from onnxcraft.specs.registry import default_registry
@@ -210,3 +215,49 @@ def test_a_failing_node_warns_every_time() -> None:
     assert len(messages) == 3
     for i, message in enumerate(messages):
         assert f"'y{i}'" in message and "cannot broadcast" in message
+
+
+# -- the static window fast path ------------------------------------------------------------------
+
+_WINDOW_OPS = [("MaxPool", 12), ("AveragePool", 19), ("Conv", 11), ("MaxPool", 8)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    which=st.sampled_from(_WINDOW_OPS),
+    nd=st.integers(1, 3),
+    data=st.data(),
+)
+def test_static_windows_agree_with_the_general_path(
+    which: tuple[str, int], nd: int, data: st.DataObject
+) -> None:
+    """Where the fast path answers, it answers what the general path answers; where the
+    general path fails, the fast path never answers (it leaves the error to it)."""
+    op = op_info("", *which)
+    sizes = st.one_of(st.integers(0, 40), st.sampled_from(["N", None]))
+    spatial = tuple(data.draw(st.lists(sizes, min_size=nd, max_size=nd)))
+    kernel = tuple(data.draw(st.lists(st.integers(-1, 7), min_size=nd, max_size=nd)))
+    attributes: dict[str, Any] = {}
+    for name, length, low in (("strides", nd, 0), ("dilations", nd, 0), ("pads", 2 * nd, -1)):
+        if data.draw(st.booleans()):
+            count = data.draw(st.sampled_from([length, length, 0, length + 1]))
+            attributes[name] = tuple(
+                data.draw(st.lists(st.integers(low, 4), min_size=count, max_size=count))
+            )
+    if data.draw(st.booleans()):
+        attributes["auto_pad"] = data.draw(st.sampled_from(["NOTSET", "VALID", "SAME_UPPER", "x"]))
+    if data.draw(st.booleans()):
+        attributes["ceil_mode"] = data.draw(st.integers(0, 1))
+    ctx = InferenceContext(op, [], [], attributes, 1, 21)
+    fast = static_window_output(ctx, spatial, kernel)
+    try:
+        general: Any = window_output_shape(ctx, spatial, kernel, window_attributes(ctx, nd))
+    except InferenceError:
+        general = "error"
+    if fast is not None:
+        assert fast == general
+    elif general != "error":
+        # It declines only what it does not cover: a size or kernel size that is not a known
+        # int, or padding other than explicit (auto_pad NOTSET).
+        plain = all(type(d) is int for d in (*spatial, *kernel))
+        assert not plain or attributes.get("auto_pad", "NOTSET") != "NOTSET"

@@ -11,6 +11,7 @@ from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRe
 from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
+    static_window_output,
     unify_dim,
     weight_kernel,
     window_attributes,
@@ -86,10 +87,13 @@ def conv_output_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
         raise ctx.fail(f"group must be >= 1, got {group}")
     _check_channels(ctx, x_shape, w_shape, group, "W")
     kernel = weight_kernel(ctx, w_shape, nd)
-    window = window_attributes(ctx, nd)
     spatial: Sequence[Dim] = (None,) * nd if x_shape is None else x_shape[2:]
     batch = None if x_shape is None else x_shape[0]
     m = None if w_shape is None else w_shape[0]
+    static = static_window_output(ctx, spatial, kernel)
+    if static is not None:
+        return (batch, m, *static)
+    window = window_attributes(ctx, nd)
     return (batch, m, *window_output_shape(ctx, spatial, kernel, window))
 
 

@@ -164,8 +164,9 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
 
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
-    shapes = [ctx.shape(i) for i in range(count)]
-    elems = {e for i in range(count) if (e := ctx.elem(i)) is not None}
+    tensors = [ctx.tensor(i) for i in range(count)]  # (read once: Concat may join many)
+    shapes = [None if t is None else t.shape for t in tensors]
+    elems = {t.elem_type for t in tensors if t is not None and t.elem_type is not None}
     if len(elems) > 1:
         names = sorted(e.name.lower() for e in elems)
         raise ctx.fail(f"inputs must share one element type, got {', '.join(names)}")
