@@ -68,7 +68,7 @@ _MAX_WIDENING_PASSES = 4
 # Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
 _KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
-_UNSEEN = object()  # an operator not resolved yet
+_NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
 
 class InferenceWarning(UserWarning):
@@ -90,8 +90,13 @@ class GraphInference:
         # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
         # None: every node is inferred anew (for comparing against the remembered answers).
         self.memo: dict[tuple[Any, ...], list[ValueType | None]] | None = {}
-        # The operator versions whose answers may be remembered, by (domain, op_type, opset).
-        self._memo_ops: dict[tuple[str, str, int | None], OpInfo | None] = {}
+        # The operator versions whose answers may be remembered: standard ones, with the
+        # library's rules (a user's rule may keep state).
+        self._remembered: set[OpInfo] = set()
+        self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
+        self._attribute_dicts: dict[
+            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any]]
+        ] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -198,23 +203,33 @@ class GraphInference:
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
         memo = self.memo
-        remembered = False
+        in_range = False  # whether the output types are known to hold no dim past int64
         try:
-            key = None if memo is None else self._memo_key(node, input_types, input_values, opsets)
-            found = None
-            if key is not None:
-                try:
-                    found = memo.get(key)  # type: ignore[union-attr]
-                except TypeError:  # a value no key can hold: inferred every time
-                    key = None
-            if found is not None:
-                out_types, out_values, remembered = found, _NO_VALUES, True
-            else:
-                out_types, out_values, valued = self._infer_node(
-                    node, input_types, input_values, types, values, opsets, commit
+            function = self.functions.get((node.domain, node.op_type)) if self.functions else None
+            if function is not None:
+                out_types, out_values = self._call(
+                    node, function, input_types, input_values, opsets
                 )
-                if key is not None and not out_values and not valued and _in_range(out_types):
-                    memo[key] = out_types  # type: ignore[index]
+            else:
+                op = self._op(node, opsets)
+                key = None
+                if memo is not None and op in self._remembered:
+                    key = self._memo_key(op, node, input_types, input_values, opsets)
+                found = None
+                if key is not None:
+                    try:
+                        found = memo.get(key)  # type: ignore[union-attr]
+                    except TypeError:  # a value no key can hold: inferred every time
+                        key = None
+                if found is not None:
+                    out_types, out_values, in_range = found, _NO_VALUES, True
+                else:
+                    out_types, out_values, valued = self._infer_node(
+                        node, op, input_types, input_values, types, values, opsets, commit
+                    )
+                    in_range = _in_range(out_types)
+                    if in_range and key is not None and not out_values and not valued:
+                        memo[key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -232,8 +247,7 @@ class GraphInference:
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
-            # (a remembered answer was in range when it was remembered)
-            if not remembered and type(inferred) is Tensor and inferred.shape:
+            if not in_range and type(inferred) is Tensor and inferred.shape:
                 for d in inferred.shape:  # inline: this runs for every output
                     if type(d) is int and d > _INT64_MAX:
                         inferred = self._dim_overflow(node, name, inferred)
@@ -254,58 +268,27 @@ class GraphInference:
 
     def _memo_key(
         self,
+        op: OpInfo,
         node: ir.Node,
         input_types: list[ValueType | None],
         input_values: list[Any],
         opsets: dict[str, int],
     ) -> tuple[Any, ...] | None:
-        """What a node's output types depend on, unless they depend on what its known input
-        values hold: its operator version (a standard one, whose rule is the library's), the
-        domain's opset, its attributes (plain values only: no tensors, no graphs, no
-        references), the input types, which inputs have a known value (and which of those are
-        symbolic), which inputs it gives and how many outputs it names. None for a function
-        call or an operator whose answers are not remembered.
-
-        A node inferred successfully, without reading what its known values hold and giving
-        no values, answers every later node of the same key: real models repeat blocks (each
-        with weights of its own), and a repeated node costs a lookup.
-        """
-        marks: tuple[Any, ...] | None = None
-        if input_values:
-            marks = tuple(
-                [
-                    None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
-                    for v in input_values
-                ]
-            )
-        domain = node.domain
-        opset = opsets.get(domain)
-        op = self._memo_ops.get((domain, node.op_type, opset), _UNSEEN)
-        if op is _UNSEEN:
-            if (domain, node.op_type) in self.functions:
-                return None  # a call of a local function
-            self._op(node, opsets)  # resolved once (raising what inferring it would raise)
-            op = self._memo_ops.get((domain, node.op_type, opset))
-        if op is None:
-            return None
+        """The node's key in :attr:`memo` (see :func:`_memo_key`), None when it has none."""
         attributes = node.attributes
-        attribute_key: tuple[Any, ...] = ()
+        attribute_key: tuple[Any, ...] | None = ()
         if attributes:
-            parts = []
-            for attr in attributes:
-                kind = attr.type
-                if kind not in _KEYED_ATTRIBUTES or attr.ref:
-                    return None
-                value = attr.value
-                if type(value) is list:  # read from the IR: lists; the inference reader: tuples
-                    value = tuple(value)
-                if kind in ("FLOAT", "FLOATS"):
-                    value = _signed_zeros(value)
-                parts.append((attr.name, kind, value))
-            attribute_key = tuple(parts)
-        names = node.inputs
-        present = None if "" not in names else tuple([bool(n) for n in names])
-        return (op, opset, attribute_key, tuple(input_types), marks, present, len(node.outputs))
+            # The inference reader shares one list between alike nodes: keyed once per list
+            # (the list is kept with its key, so its id stays its own meanwhile).
+            known = self._attribute_keys.get(id(attributes))
+            if known is not None and known[0] is attributes:
+                attribute_key = known[1]
+            else:
+                attribute_key = _attribute_key(attributes)
+                self._attribute_keys[id(attributes)] = (attributes, attribute_key)
+        if attribute_key is None:
+            return None
+        return _memo_key(op, node, attribute_key, input_types, input_values, opsets)
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
@@ -326,9 +309,27 @@ class GraphInference:
                     f"initializer or earlier node output has that name"
                 )
 
+    def _call(
+        self,
+        node: ir.Node,
+        function: ir.Function,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        opsets: dict[str, int],
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
+        """Output types and values of a call of a local function."""
+        if len(node.outputs) > len(function.outputs):
+            raise InferenceError(
+                f"function {function.domain}.{function.name} has "
+                f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
+            )
+        attrs = {a.name: a for a in node.attributes}
+        return self.function(function, input_types, input_values, attrs, opsets)
+
     def _infer_node(
         self,
         node: ir.Node,
+        op: OpInfo,
         input_types: list[ValueType | None],
         input_values: list[Any],
         types: dict[str, ValueType | None],
@@ -336,19 +337,8 @@ class GraphInference:
         opsets: dict[str, int],
         commit: bool,
     ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
-        """Output types and values of a node, and whether they may depend on what its known
-        input values hold."""
-        function = self.functions.get((node.domain, node.op_type))
-        if function is not None:
-            if len(node.outputs) > len(function.outputs):
-                raise InferenceError(
-                    f"function {function.domain}.{function.name} has "
-                    f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
-                )
-            attrs = {a.name: a for a in node.attributes}
-            return (*self.function(function, input_types, input_values, attrs, opsets), True)
-        op = self._op(node, opsets)
-        attributes: dict[str, Any] = {}
+        """Output types and values of a node of operator ``op``, and whether they may depend
+        on what its known input values hold."""
         bodies: dict[str, list[ValueType | None]] = {}
         if op.spec is not None:
             arity = self._arity.get(op)
@@ -356,8 +346,49 @@ class GraphInference:
             # The common case inline: a count within the version's range (this runs per node).
             if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
                 self._check_arity(op, node)
-            if node.attributes:
-                _check_attributes(op, node)
+        attrs = node.attributes
+        if not attrs:
+            attributes = _NO_ATTRIBUTES
+        else:
+            # Alike nodes share their attribute list (the inference reader's): checked and
+            # made a dict once per operator and list (kept with it, so its id stays its own).
+            known = self._attribute_dicts.get((op, id(attrs)))
+            if known is not None and known[0] is attrs:
+                attributes = known[1]
+            else:
+                attributes = self._attributes(
+                    node, op, input_types, input_values, types, values, opsets, commit, bodies
+                )
+                if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
+                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes)
+        opset = opsets.get(node.domain, 0)
+        count = len(node.inputs)
+        present = (
+            _ALL_PRESENT[count]
+            if all(node.inputs) and count < 8
+            else [bool(n) for n in node.inputs]
+        )
+        return infer_node(
+            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
+        )
+
+    def _attributes(
+        self,
+        node: ir.Node,
+        op: OpInfo,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        opsets: dict[str, int],
+        commit: bool,
+        bodies: dict[str, list[ValueType | None]],
+    ) -> dict[str, Any]:
+        """The node's attributes as rules read them, checked against the operator version's;
+        graph attributes are inferred (their output types go into ``bodies``)."""
+        if op.spec is not None:
+            _check_attributes(op, node)
+        attributes: dict[str, Any] = {}
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
         for attr in node.attributes:
             if attr.ref:
@@ -375,16 +406,7 @@ class GraphInference:
                 attributes[attr.name] = _tensor_attribute(node, attr.value)
             else:
                 attributes[attr.name] = attr.value
-        opset = opsets.get(node.domain, 0)
-        count = len(node.inputs)
-        present = (
-            _ALL_PRESENT[count]
-            if all(node.inputs) and count < 8
-            else [bool(n) for n in node.inputs]
-        )
-        return infer_node(
-            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
-        )
+        return attributes
 
     def _check_arity(self, op: OpInfo, node: ir.Node) -> None:
         """As many inputs and outputs as the operator version allows (rules index them)."""
@@ -421,13 +443,12 @@ class GraphInference:
                 else specs.resolve_since_version(node.domain, node.op_type, opset)
             )
             if since is None:  # not a standard operator: its arity is the node's own
-                self._memo_ops[key] = None
                 return custom_op_info(
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
             found = self._ops[key] = op_info(node.domain, node.op_type, since)
-            remembered = found.spec is not None and not has_user_rule(node.domain, node.op_type)
-            self._memo_ops[key] = found if remembered else None
+            if found.spec is not None and not has_user_rule(node.domain, node.op_type):
+                self._remembered.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -534,6 +555,61 @@ def _check_attributes(op: OpInfo, node: ir.Node) -> None:
             raise InferenceError(
                 f"attribute {attr.name!r} must be of type {info.type}, got {attr.type}"
             )
+
+
+def _attribute_key(attributes: list[ir.Attribute]) -> tuple[Any, ...] | None:
+    """A node's attributes as part of its memo key (None: they cannot be part of one)."""
+    parts = []
+    for attr in attributes:
+        kind = attr.type
+        if kind not in _KEYED_ATTRIBUTES or attr.ref:
+            return None
+        value = attr.value
+        if type(value) is list:  # read from the IR: lists; the inference reader: tuples
+            value = tuple(value)
+        if kind in ("FLOAT", "FLOATS"):
+            value = _signed_zeros(value)
+        parts.append((attr.name, kind, value))
+    return tuple(parts)
+
+
+def _memo_key(
+    op: OpInfo,
+    node: ir.Node,
+    attribute_key: tuple[Any, ...],
+    input_types: list[ValueType | None],
+    input_values: list[Any],
+    opsets: dict[str, int],
+) -> tuple[Any, ...]:
+    """What a node's output types depend on, unless they depend on what its known input
+    values hold: its operator version (a standard one, whose rule is the library's), the
+    domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
+    the input types, which inputs have a known value (and which of those are symbolic), which
+    inputs it gives and how many outputs it names.
+
+    A node inferred successfully, without reading what its known values hold and giving no
+    values, answers every later node of the same key: real models repeat blocks (each with
+    weights of its own), and a repeated node costs a lookup.
+    """
+    marks: tuple[Any, ...] | None = None
+    if input_values:
+        marks = tuple(
+            [
+                None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
+                for v in input_values
+            ]
+        )
+    names = node.inputs
+    present = None if "" not in names else tuple([bool(n) for n in names])
+    return (
+        op,
+        opsets.get(node.domain, 0),
+        attribute_key,
+        tuple(input_types),
+        marks,
+        present,
+        len(node.outputs),
+    )
 
 
 def _in_range(types: list[ValueType | None]) -> bool:

@@ -41,31 +41,39 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     # Reading, inferring and writing a large model allocates many objects and frees none:
     # the cyclic garbage collector would only rescan them, so it pauses meanwhile.
     with gc_paused():
-        initializers: list[Initializer] | None = None  # None: the graph's own
         if isinstance(model, ir.Model):
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
-            proto = None
-        else:
-            proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
-            model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
-        functions = {(f.domain, f.name): f for f in model_ir.functions}
-        runner = GraphInference(functions, model_ir.opset_imports, strict)
-        if strict:
-            runner.untyped_inputs(model_ir.graph)
-        runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports, initializers=initializers)
-        if proto is None:
+            _infer(model_ir, None, strict)
             return model_ir
-        # Only types changed: they are written into the message read, or into a copy of the
-        # caller's own ModelProto (a message parsed here from bytes, a file or onnx's
-        # ModelProto belongs to no one else).
-        if proto is model:
+        proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
+        if proto is model:  # the caller's own message: its types are written into a copy
             proto = ModelProto()
             proto.CopyFrom(model)
-        try:
-            write_inferred_types(proto, model_ir)
-            return proto
-        except UnicodeError as exc:
-            # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
-            raise InferenceError(
-                f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
-            ) from None
+        # (a message parsed here from bytes, a file or onnx's ModelProto belongs to no one else)
+        _infer_into(proto, strict)
+        # The IR read for it is freed by now, still paused: resumed, the collector finds
+        # nothing new to scan (a 20k-node model's objects would take it a sixth of the time).
+        return proto
+
+
+def _infer_into(proto: ModelProto, strict: bool) -> None:
+    """Infer ``proto`` and write the types into it (only types change)."""
+    model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
+    _infer(model_ir, initializers, strict)
+    try:
+        write_inferred_types(proto, model_ir)
+    except UnicodeError as exc:
+        # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
+        raise InferenceError(
+            f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
+        ) from None
+
+
+def _infer(model: ir.Model, initializers: list[Initializer] | None, strict: bool) -> None:
+    """Infer the model's graph, recording the types in it (``initializers``: the main
+    graph's, when the reader gave them apart)."""
+    functions = {(f.domain, f.name): f for f in model.functions}
+    runner = GraphInference(functions, model.opset_imports, strict)
+    if strict:
+        runner.untyped_inputs(model.graph)
+    runner.graph(model.graph, {}, {}, model.opset_imports, initializers=initializers)

@@ -18,7 +18,7 @@ parsed in one call, rather than built message by message.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from math import prod
+from math import copysign, prod
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -66,6 +66,24 @@ class InferenceInput(NamedTuple):
     initializers: list[Initializer]
 
 
+# The attribute kinds read as plain values (and shared between nodes), by their field value.
+_PLAIN_KINDS = {
+    getattr(AttributeProto, kind): kind
+    for kind in ("INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS")
+}
+_FLOAT_KINDS = ("FLOAT", "FLOATS")
+
+
+def _signed_zeros(value: Any) -> Any:
+    """A float attribute's value with each zero told apart from its negative (equal as
+    floats, so equal as keys, yet not the same value)."""
+    if type(value) is float:
+        return (value, copysign(1.0, value)) if value == 0.0 else value
+    if type(value) is tuple and 0.0 in value:
+        return tuple(_signed_zeros(v) for v in value)
+    return value
+
+
 class _ReadTensor(ir.TensorData):
     """A tensor read for inference: its data decoded from its message on first use.
 
@@ -98,6 +116,7 @@ class _InferenceReader(_Reader):
 
     def __init__(self) -> None:
         super().__init__(None)
+        self._shared_attributes: dict[tuple[Any, ...], list[ir.Attribute]] = {}
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
         return _ReadTensor(proto)
@@ -148,8 +167,38 @@ class _InferenceReader(_Reader):
             proto.output[:],
             "" if domain == "ai.onnx" else domain,
             proto.name,
-            [self.attribute(a) for a in attributes] if attributes else [],
+            self.attributes(attributes) if attributes else [],
         )
+
+    def attributes(self, protos: Any) -> list[ir.Attribute]:
+        """A node's attributes. Nodes of a model share a few lists of plain attributes (a
+        CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
+        and shared (inference never changes them), and the walk keys its memory by it."""
+        plain = []
+        for proto in protos:
+            kind = _PLAIN_KINDS.get(proto.type)
+            if kind is None or proto.ref_attr_name:
+                return [self.attribute(a) for a in protos]
+            if kind == "INTS":
+                value: Any = tuple(proto.ints[:])
+            elif kind == "INT":
+                value = proto.i
+            elif kind == "FLOAT":
+                value = proto.f
+            elif kind == "FLOATS":
+                value = tuple(proto.floats[:])
+            elif kind == "STRING":
+                value = _decode(proto.s)
+            else:
+                value = tuple(_decode(v) for v in proto.strings)
+            plain.append((proto.name, kind, value))
+        key = tuple(
+            [(n, k, _signed_zeros(v)) if k in _FLOAT_KINDS else (n, k, v) for n, k, v in plain]
+        )
+        found = self._shared_attributes.get(key)
+        if found is None:
+            found = self._shared_attributes[key] = [ir.Attribute(n, k, v) for n, k, v in plain]
+        return found
 
     def main_graph(self, proto: GraphProto) -> ir.Graph:
         """A graph without its initializers (see :meth:`initializers`)."""
