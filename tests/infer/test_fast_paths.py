@@ -261,3 +261,27 @@ def test_static_windows_agree_with_the_general_path(
         # int, or padding other than explicit (auto_pad NOTSET).
         plain = all(type(d) is int for d in (*spatial, *kernel))
         assert not plain or attributes.get("auto_pad", "NOTSET") != "NOTSET"
+
+
+def test_answers_that_read_values_are_remembered_with_them() -> None:
+    """Reshape reads its shape input: alike nodes sharing one shape constant are inferred
+    once, and a node with another constant of the same type gets its own answer."""
+    x = oc.arg("x", np.float32, (2, 3, 4))
+    y = x
+    for _ in range(3):
+        y = op.Reshape(op.Relu(y), np.array([6, 4], np.int64))  # one shared constant
+        y = op.Reshape(y, np.array([2, 3, 4], np.int64))
+    z = op.Reshape(y, np.array([4, 6], np.int64))  # same type as [6, 4], another value
+    model = model_from_proto(oc.build([x], {"z": z}))
+    calls: list[str] = []
+    runner = GraphInference({}, model.opset_imports, strict=False)
+    original = runner._infer_node
+
+    def counted(node: ir.Node, *args: Any) -> Any:
+        calls.append(node.op_type)
+        return original(node, *args)
+
+    runner._infer_node = counted  # type: ignore[method-assign]
+    runner.graph(model.graph, {}, {}, model.opset_imports)
+    assert calls.count("Reshape") == 3  # [6, 4], [2, 3, 4] once each, then [4, 6]
+    assert model.graph.outputs[0].type == oc.Tensor(np.float32, (4, 6))

@@ -221,6 +221,17 @@ class GraphInference:
                         found = memo.get(key)  # type: ignore[union-attr]
                     except TypeError:  # a value no key can hold: inferred every time
                         key = None
+                valued_key = None
+                marks = None if key is None else key[4]
+                if found is None and marks is not None and marks.count(None) != len(marks):
+                    # An answer that read known values is remembered with the values
+                    # themselves (a read tensor by identity: shared constants, such as the
+                    # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
+                    valued_key = (key, *input_values)
+                    try:
+                        found = memo.get(valued_key)  # type: ignore[union-attr]
+                    except TypeError:
+                        valued_key = None
                 if found is not None:
                     out_types, out_values, in_range = found, _NO_VALUES, True
                 else:
@@ -228,8 +239,11 @@ class GraphInference:
                         node, op, input_types, input_values, types, values, opsets, commit
                     )
                     in_range = _in_range(out_types)
-                    if in_range and key is not None and not out_values and not valued:
-                        memo[key] = out_types  # type: ignore[index]
+                    if in_range and key is not None and not out_values:
+                        if not valued:
+                            memo[key] = out_types  # type: ignore[index]
+                        elif valued_key is not None:
+                            memo[valued_key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
