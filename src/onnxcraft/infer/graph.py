@@ -141,13 +141,16 @@ class GraphInference:
                 (t.name, t.elem_type, t.dims, t if _small(t.dims) else None)
                 for t in graph.initializers
             ]
+        made: dict[tuple[ElementType, tuple[int, ...]], ValueType] = {}  # (weights share types)
         for name, elem, dims, tensor in initializers:
-            # Read dims are ints and a read element type an ElementType: valid ones (dims
-            # >= 0, a defined type) need no re-checking by Tensor().
-            if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
-                t = _tensor(elem, dims)
-            else:
-                t = Tensor(elem, dims)
+            t = made.get((elem, dims))
+            if t is None:
+                # Read dims are ints and a read element type an ElementType: valid ones (dims
+                # >= 0, a defined type) need no re-checking by Tensor().
+                if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
+                    t = made[elem, dims] = _tensor(elem, dims)
+                else:
+                    t = Tensor(elem, dims)
             known = types.get(name)
             types[name] = t if known is None else self._refined(known, t, name)
             if tensor is not None:
