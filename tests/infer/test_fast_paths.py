@@ -32,6 +32,7 @@ from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.gcpause import gc_paused
 from onnxcraft.infer.graph import GraphInference, InferenceWarning, _signed_zeros
 from onnxcraft.io import model_proto
+from onnxcraft.ops.conv.rules import general_conv_shape, static_conv_shape
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.ops.windows import static_window_output, window_attributes, window_output_shape
 from onnxcraft.opset.ai.onnx import v21 as op
@@ -285,3 +286,54 @@ def test_answers_that_read_values_are_remembered_with_them() -> None:
     runner.graph(model.graph, {}, {}, model.opset_imports)
     assert calls.count("Reshape") == 3  # [6, 4], [2, 3, 4] once each, then [4, 6]
     assert model.graph.outputs[0].type == oc.Tensor(np.float32, (4, 6))
+
+
+@settings(max_examples=400, deadline=None)
+@given(nd=st.integers(1, 3), data=st.data())
+def test_static_convolutions_agree_with_the_general_path(nd: int, data: st.DataObject) -> None:
+    """The convolution fast path answers what the general path answers (channels, groups,
+    kernel_shape, windows), and declines whenever the general path fails."""
+    op = op_info("", "Conv", 11)
+    dims = st.one_of(st.integers(0, 12), st.sampled_from(["N", None]))
+    rank = nd + 2
+    x = data.draw(st.one_of(st.none(), st.lists(dims, min_size=rank, max_size=rank)))
+    w_rank = data.draw(st.sampled_from([rank, rank, rank - 1]))
+    w = data.draw(st.one_of(st.none(), st.lists(dims, min_size=w_rank, max_size=w_rank)))
+    attributes: dict[str, Any] = {}
+    if data.draw(st.booleans()):
+        attributes["group"] = data.draw(st.integers(0, 4))
+    if data.draw(st.booleans()):
+        count = data.draw(st.sampled_from([nd, nd, nd + 1]))
+        attributes["kernel_shape"] = tuple(
+            data.draw(st.lists(st.integers(0, 5), min_size=count, max_size=count))
+        )
+    if data.draw(st.booleans()):
+        attributes["pads"] = tuple(
+            data.draw(st.lists(st.integers(0, 2), min_size=2 * nd, max_size=2 * nd))
+        )
+    if data.draw(st.booleans()):
+        attributes["strides"] = tuple(
+            data.draw(st.lists(st.integers(1, 3), min_size=nd, max_size=nd))
+        )
+    types = [
+        None if x is None else oc.Tensor(np.float32, x),
+        None if w is None else oc.Tensor(np.float32, w),
+    ]
+    ctx = InferenceContext(op, types, [], attributes, 1, 21)
+    fast = static_conv_shape(ctx)
+    try:
+        general: Any = general_conv_shape(ctx)
+    except InferenceError:
+        general = "error"
+    if fast is not None:
+        assert fast == general
+
+
+def test_the_convolution_fast_path_answers_the_common_case() -> None:
+    """A grouped convolution with a symbolic batch and explicit pads: the fast path answers."""
+    op = op_info("", "Conv", 11)
+    types = [oc.Tensor(np.float32, ("N", 4, 9, 8)), oc.Tensor(np.float32, (6, 2, 3, 3))]
+    attributes = {"group": 2, "pads": (1, 0, 1, 0), "strides": (2, 1)}
+    ctx = InferenceContext(op, types, [], attributes, 1, 21)
+    assert static_conv_shape(ctx) is not None
+    assert static_conv_shape(ctx) == general_conv_shape(ctx)

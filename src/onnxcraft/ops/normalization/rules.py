@@ -76,8 +76,11 @@ def _batch_norm(ctx: InferenceContext) -> list[ValueType | None]:
             _check_same_shape(ctx, index, arg, param_shape)
     else:
         c = _channels(x_shape)
-        for index, arg in enumerate(("scale", "B", "mean", "var"), start=1):
-            c = _check_vector(ctx, index, arg, c, "channel of X")
+        types = ctx.input_types
+        if not (type(c) is int and len(types) == 5 and all(_vector_of(t, c) for t in types[1:])):
+            # (the common case, every parameter a vector of C entries, needs no checking)
+            for index, arg in enumerate(("scale", "B", "mean", "var"), start=1):
+                c = _check_vector(ctx, index, arg, c, "channel of X")
         param_shape = (c,)
     # X's shape is a valid input's: the type needs no checking again
     outputs: list[ValueType | None] = [tensor(ctx.elem(0), x_shape)]
@@ -86,6 +89,11 @@ def _batch_norm(ctx: InferenceContext) -> list[ValueType | None]:
         source = 3 if i % 2 else 4
         outputs.append(Tensor(ctx.elem(source), param_shape))
     return outputs
+
+
+def _vector_of(t: ValueType | None, size: int) -> bool:
+    """Whether ``t`` is a tensor type of shape ``(size,)``."""
+    return type(t) is Tensor and t.shape is not None and len(t.shape) == 1 and t.shape[0] == size
 
 
 def _check_same_shape(ctx: InferenceContext, index: int, arg: str, expected: Shape) -> None:
