@@ -18,6 +18,7 @@ engine).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Sequence as Seq
@@ -93,6 +94,7 @@ class GraphInference:
         # The operator versions whose answers may be remembered: standard ones, with the
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
+        self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
         self._attribute_dicts: dict[
             tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any]]
@@ -225,8 +227,7 @@ class GraphInference:
                     except TypeError:  # a value no key can hold: inferred every time
                         key = None
                 valued_key = None
-                marks = None if key is None else key[4]
-                if found is None and marks is not None and marks.count(None) != len(marks):
+                if found is None and op in self._reads_values and _has_values(input_values):
                     # An answer that read known values is remembered with the values
                     # themselves (a read tensor by identity: shared constants, such as the
                     # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
@@ -245,8 +246,11 @@ class GraphInference:
                     if in_range and key is not None and not out_values:
                         if not valued:
                             memo[key] = out_types  # type: ignore[index]
-                        elif valued_key is not None:
-                            memo[valued_key] = out_types  # type: ignore[index]
+                        else:
+                            self._reads_values.add(op)
+                            valued_key = (key, *input_values)
+                            with contextlib.suppress(TypeError):  # (an array is no key)
+                                memo[valued_key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -627,6 +631,11 @@ def _memo_key(
         present,
         len(node.outputs),
     )
+
+
+def _has_values(input_values: list[Any]) -> bool:
+    """Whether some input value is known."""
+    return any(value is not None for value in input_values)
 
 
 def _in_range(types: list[ValueType | None]) -> bool:
