@@ -216,7 +216,10 @@ class GraphInference:
                     node, function, input_types, input_values, opsets
                 )
             else:
-                op = self._op(node, opsets)
+                domain = node.domain
+                op = self._ops.get((domain, node.op_type, opsets.get(domain)))
+                if op is None:  # (resolved once per version, the look-up inline)
+                    op = self._op(node, opsets)
                 key = None
                 if memo is not None and op in self._remembered:
                     key = self._memo_key(op, node, input_types, input_values, opsets)
@@ -227,7 +230,12 @@ class GraphInference:
                     except TypeError:  # a value no key can hold: inferred every time
                         key = None
                 valued_key = None
-                if found is None and op in self._reads_values and _has_values(input_values):
+                if (
+                    found is None
+                    and key is not None
+                    and op in self._reads_values
+                    and _has_values(input_values)
+                ):
                     # An answer that read known values is remembered with the values
                     # themselves (a read tensor by identity: shared constants, such as the
                     # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
@@ -295,7 +303,17 @@ class GraphInference:
         input_values: list[Any],
         opsets: dict[str, int],
     ) -> tuple[Any, ...] | None:
-        """The node's key in :attr:`memo` (see :func:`_memo_key`), None when it has none."""
+        """What a node's output types depend on, unless they depend on what its known input
+        values hold: its operator version (a standard one, whose rule is the library's), the
+        domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
+        the input types, which inputs have a known value (and which of those are symbolic), which
+        inputs it gives and how many outputs it names. None for a node whose attributes cannot
+        be part of a key.
+
+        A node inferred successfully, without reading what its known values hold and giving no
+        values, answers every later node of the same key: real models repeat blocks (each with
+        weights of its own), and a repeated node costs a lookup.
+        """
         attributes = node.attributes
         attribute_key: tuple[Any, ...] | None = ()
         if attributes:
@@ -309,7 +327,25 @@ class GraphInference:
                 self._attribute_keys[id(attributes)] = (attributes, attribute_key)
         if attribute_key is None:
             return None
-        return _memo_key(op, node, attribute_key, input_types, input_values, opsets)
+        marks: tuple[Any, ...] | None = None
+        if input_values:
+            marks = tuple(
+                [
+                    None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
+                    for v in input_values
+                ]
+            )
+        names = node.inputs
+        present = None if "" not in names else tuple([bool(n) for n in names])
+        return (
+            op,
+            opsets.get(node.domain, 0),
+            attribute_key,
+            tuple(input_types),
+            marks,
+            present,
+            len(node.outputs),
+        )
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
@@ -592,45 +628,6 @@ def _attribute_key(attributes: list[ir.Attribute]) -> tuple[Any, ...] | None:
             value = _signed_zeros(value)
         parts.append((attr.name, kind, value))
     return tuple(parts)
-
-
-def _memo_key(
-    op: OpInfo,
-    node: ir.Node,
-    attribute_key: tuple[Any, ...],
-    input_types: list[ValueType | None],
-    input_values: list[Any],
-    opsets: dict[str, int],
-) -> tuple[Any, ...]:
-    """What a node's output types depend on, unless they depend on what its known input
-    values hold: its operator version (a standard one, whose rule is the library's), the
-    domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
-    the input types, which inputs have a known value (and which of those are symbolic), which
-    inputs it gives and how many outputs it names.
-
-    A node inferred successfully, without reading what its known values hold and giving no
-    values, answers every later node of the same key: real models repeat blocks (each with
-    weights of its own), and a repeated node costs a lookup.
-    """
-    marks: tuple[Any, ...] | None = None
-    if input_values:
-        marks = tuple(
-            [
-                None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
-                for v in input_values
-            ]
-        )
-    names = node.inputs
-    present = None if "" not in names else tuple([bool(n) for n in names])
-    return (
-        op,
-        opsets.get(node.domain, 0),
-        attribute_key,
-        tuple(input_types),
-        marks,
-        present,
-        len(node.outputs),
-    )
 
 
 def _has_values(input_values: list[Any]) -> bool:
