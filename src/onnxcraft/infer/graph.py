@@ -118,13 +118,16 @@ class GraphInference:
         *,
         commit: bool = True,
         initializers: Seq[Initializer] | None = None,
+        added: list[tuple[str, ValueType]] | None = None,
     ) -> tuple[list[ValueType | None], dict[str, Any]]:
         """Infer every node of ``graph``; returns the output types and the known values.
 
         ``implied_inputs`` are input types the enclosing operator implies (for bodies),
         ``input_values`` the inputs' known values (for function calls). With ``commit`` the
         results are written into the graph: input, output and value_info types.
-        ``initializers`` replace the graph's own (the inference reader gives them apart).
+        ``initializers`` replace the graph's own (the inference reader gives them apart);
+        ``added`` receives the types of the values value_info lacks, as (name, type), instead
+        of new value_info entries (the inference writer encodes them straight away).
         """
         types: dict[str, ValueType | None] = dict(outer)
         values: dict[str, Any] = dict(outer_values)
@@ -163,7 +166,7 @@ class GraphInference:
             self.node(node, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
-            _write_types(graph, types, input_types, [entry[0] for entry in initializers])
+            _write_types(graph, types, input_types, [entry[0] for entry in initializers], added)
         return outputs, values
 
     def untyped_inputs(self, graph: ir.Graph) -> None:
@@ -680,8 +683,10 @@ def _write_types(
     types: dict[str, ValueType | None],
     input_types: list[ValueType | None],
     initializer_names: list[str],
+    added: list[tuple[str, ValueType]] | None,
 ) -> None:
-    """Record the inferred types in ``graph``: inputs, outputs and a value_info per value."""
+    """Record the inferred types in ``graph``: inputs, outputs and a value_info per value
+    (those value_info lacks go to ``added`` instead, when given)."""
     for info, t in zip(graph.inputs, input_types):
         info.type = t
     recorded = set()
@@ -695,9 +700,14 @@ def _write_types(
     recorded.update(initializer_names)
     for node in graph.nodes:
         for name in node.outputs:
-            if name and name not in recorded and types.get(name) is not None:
-                graph.value_info.append(ir.ValueInfo(name, types[name]))
-                recorded.add(name)
+            if name and name not in recorded:
+                t = types.get(name)
+                if t is not None:
+                    if added is None:
+                        graph.value_info.append(ir.ValueInfo(name, t))
+                    else:
+                        added.append((name, t))
+                    recorded.add(name)
 
 
 def _tensor_attribute(node: ir.Node, value: Any) -> Any:

@@ -23,6 +23,7 @@ from onnxcraft.io import model_proto
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import read_for_inference, write_inferred_types
+from onnxcraft.types import ValueType
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 
@@ -43,7 +44,7 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     with gc_paused():
         if isinstance(model, ir.Model):
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
-            _infer(model_ir, None, strict)
+            _infer(model_ir, None, strict, None)
             return model_ir
         proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
         if proto is model:  # the caller's own message: its types are written into a copy
@@ -59,9 +60,10 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
 def _infer_into(proto: ModelProto, strict: bool) -> None:
     """Infer ``proto`` and write the types into it (only types change)."""
     model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
-    _infer(model_ir, initializers, strict)
+    added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
+    _infer(model_ir, initializers, strict, added)
     try:
-        write_inferred_types(proto, model_ir)
+        write_inferred_types(proto, model_ir, added)
     except UnicodeError as exc:
         # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
         raise InferenceError(
@@ -69,11 +71,17 @@ def _infer_into(proto: ModelProto, strict: bool) -> None:
         ) from None
 
 
-def _infer(model: ir.Model, initializers: list[Initializer] | None, strict: bool) -> None:
+def _infer(
+    model: ir.Model,
+    initializers: list[Initializer] | None,
+    strict: bool,
+    added: list[tuple[str, ValueType]] | None,
+) -> None:
     """Infer the model's graph, recording the types in it (``initializers``: the main
-    graph's, when the reader gave them apart)."""
+    graph's, when the reader gave them apart; ``added``: where the main graph's new
+    value_info goes, when the writer takes it so)."""
     functions = {(f.domain, f.name): f for f in model.functions}
     runner = GraphInference(functions, model.opset_imports, strict)
     if strict:
         runner.untyped_inputs(model.graph)
-    runner.graph(model.graph, {}, {}, model.opset_imports, initializers=initializers)
+    runner.graph(model.graph, {}, {}, model.opset_imports, initializers=initializers, added=added)

@@ -17,7 +17,7 @@ parsed in one call, rather than built message by message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import copysign, prod
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -294,51 +294,70 @@ def _value_info_encoding(info: ir.ValueInfo) -> bytes:
     return _VALUE_INFO_FIELD + _length(len(body)) + body
 
 
-def _value_infos_encoding(infos: list[ir.ValueInfo]) -> bytes:
-    """GraphProto.value_info entries, encoded: a model's values share a few types, each
-    encoded once here (by the type object: the values of one graph are alive meanwhile)."""
+def _value_infos_encoding(
+    infos: list[ir.ValueInfo], added: Sequence[tuple[str, ValueType]]
+) -> bytes:
+    """GraphProto.value_info entries, encoded: those of ``infos``, then one per (name, type)
+    of ``added``. A model's values share a few types, each encoded once here (by the type
+    object: the values of one graph are alive meanwhile)."""
     parts: list[bytes] = []
-    add = parts.append
     type_fields: dict[int, bytes] = {}
     for info in infos:
-        name = info.name
-        if info.doc_string or info.metadata or type(name) is not str:
-            add(_value_info_encoding(info))
-            continue
-        value = info.type
-        field = type_fields.get(id(value))
-        if field is None:
-            if value is None:
-                field = b""
-            else:
-                encoded = _type_encoding(value)
-                field = _TYPE_FIELD + _length(len(encoded)) + encoded
-            type_fields[id(value)] = field
-        encoded_name = name.encode("utf-8")
-        name_length = _length(len(encoded_name))
-        add(_VALUE_INFO_FIELD)
-        add(_length(1 + len(name_length) + len(encoded_name) + len(field)))
-        add(_NAME_FIELD)
-        add(name_length)
-        add(encoded_name)
-        add(field)
+        if info.doc_string or info.metadata or type(info.name) is not str:
+            parts.append(_value_info_encoding(info))
+        else:
+            _add_entry(parts, info.name, info.type, type_fields)
+    for name, value in added:
+        if type(name) is not str:  # a name read as bytes (not UTF-8): the message refuses it
+            parts.append(_value_info_encoding(ir.ValueInfo(name, value)))
+        else:
+            _add_entry(parts, name, value, type_fields)
     return b"".join(parts)
 
 
-def write_inferred_types(proto: ModelProto, model: ir.Model) -> None:
+def _add_entry(
+    parts: list[bytes], name: str, value: ValueType | None, type_fields: dict[int, bytes]
+) -> None:
+    """One ValueInfoProto of a name and a type, encoded as a GraphProto.value_info entry."""
+    field = type_fields.get(id(value))
+    if field is None:
+        if value is None:
+            field = b""
+        else:
+            encoded = _type_encoding(value)
+            field = _TYPE_FIELD + _length(len(encoded)) + encoded
+        type_fields[id(value)] = field
+    encoded_name = name.encode("utf-8")
+    name_length = _length(len(encoded_name))
+    parts += (
+        _VALUE_INFO_FIELD,
+        _length(1 + len(name_length) + len(encoded_name) + len(field)),
+        _NAME_FIELD,
+        name_length,
+        encoded_name,
+        field,
+    )
+
+
+def write_inferred_types(
+    proto: ModelProto, model: ir.Model, added: Sequence[tuple[str, ValueType]] = ()
+) -> None:
     """Write the types recorded in ``model`` into ``proto``, which it was read from by
-    :func:`read_for_inference` and which still lines up with it node for node."""
-    _retype_graph(model.graph, proto.graph)
+    :func:`read_for_inference` and which still lines up with it node for node. ``added``
+    holds the main graph's values to add to its value_info, as (name, type)."""
+    _retype_graph(model.graph, proto.graph, added)
 
 
-def _retype_graph(graph: ir.Graph, out: GraphProto) -> None:
+def _retype_graph(
+    graph: ir.Graph, out: GraphProto, added: Sequence[tuple[str, ValueType]] = ()
+) -> None:
     for info, proto in zip(graph.inputs, out.input):
         _retype(info, proto)
     for info, proto in zip(graph.outputs, out.output):
         _retype(info, proto)
     del out.value_info[:]
-    if graph.value_info:
-        out.MergeFromString(_value_infos_encoding(graph.value_info))
+    if graph.value_info or added:
+        out.MergeFromString(_value_infos_encoding(graph.value_info, added))
     nodes = out.node
     for index, node in enumerate(graph.nodes):
         if node.attributes:
