@@ -15,10 +15,10 @@ from onnxcraft.core import hooks
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.infer.fallback import types_from_constraints
 from onnxcraft.infer.rules import rule_for
-from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
+from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.types import ValueType
 
-__all__ = ["BodyInference", "infer_types", "set_body_inference"]
+__all__ = ["BodyInference", "infer_node", "infer_types", "set_body_inference"]
 
 BodyInference = Callable[
     [OpInfo, Sequence[ValueType | None], Sequence[Any], dict[str, Any], int],
@@ -51,13 +51,32 @@ def infer_types(
     ``present`` tells which inputs the node gives (an input may be given yet of unknown
     type); by default an input is present when its type or value is known.
     """
+    types, values, _ = infer_node(
+        op, input_types, input_values, attributes, num_outputs, opset, bodies, present
+    )
+    return types, values
+
+
+def infer_node(
+    op: OpInfo,
+    input_types: Sequence[ValueType | None],
+    input_values: Sequence[Any],
+    attributes: dict[str, Any],
+    num_outputs: int,
+    opset: int,
+    bodies: dict[str, Any] | None = None,
+    present: Sequence[bool] | None = None,
+) -> tuple[list[ValueType | None], dict[int, Any], bool]:
+    """:func:`infer_types`, and whether the answer may depend on what the known input values
+    hold (beyond which inputs have one, and which of those are symbolic)."""
     rule = op.custom_rule if op.custom else rule_for(op)
     if rule is None:
+        valued = any(v is not None for v in input_values)
         if not op.custom and _through_body is not None:
             found = _through_body(op, input_types, input_values, attributes, num_outputs)
             if found is not None:
-                return found
-        return types_from_constraints(op, input_types, num_outputs), {}
+                return found[0], found[1], valued
+        return types_from_constraints(op, input_types, num_outputs), {}, False
     ctx = InferenceContext(
         op, input_types, input_values, attributes, num_outputs, opset, bodies, present
     )
@@ -66,23 +85,12 @@ def infer_types(
         types = list(types)[:num_outputs]
         types.extend([None] * (num_outputs - len(types)))
     values = ctx.output_values
-    if len(values) < num_outputs and input_values and _all_inputs_known(ctx):
+    if len(values) < num_outputs and input_values and ctx.all_inputs_known():
         # Lazy: folding runs the evaluator's kernels, whose table loads on the first fold.
         from onnxcraft.infer.folding import fold  # noqa: PLC0415
 
         fold(ctx, types, opset)
-    return types, values
-
-
-def _all_inputs_known(ctx: InferenceContext) -> bool:
-    """Every given input has a known value (a missing optional input is fine)."""
-    for i, value in enumerate(ctx.input_values):
-        if value is None:
-            if ctx.has_input(i):
-                return False
-        elif type(value) is SymbolicValue:
-            return False
-    return any(v is not None for v in ctx.input_values)
+    return types, values, ctx.read_values
 
 
 # The DSL infers every operator call through this engine.

@@ -18,6 +18,8 @@ engine).
 
 from __future__ import annotations
 
+import contextlib
+import math
 import warnings
 from collections.abc import Sequence as Seq
 from typing import Any
@@ -30,9 +32,10 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.engine import infer_types
+from onnxcraft.infer.engine import infer_node
+from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
-from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.ops.infer_api import VALUE_LIMIT, SymbolicValue
 from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
@@ -56,8 +59,17 @@ _RULE_FAILURES = (
 _INT64_MAX = 2**63 - 1  # a dim past it cannot be written in a TensorShapeProto
 _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limit
 
+# An initializer as the walk reads it: name, element type, dims and, for a small one, the tensor
+# (its value); the inference reader (proto/inference.py) gives the main graph's as such.
+Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
+
+# Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
+_KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
+_NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
+_NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
 
 class InferenceWarning(UserWarning):
@@ -76,6 +88,17 @@ class GraphInference:
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
+        # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
+        # None: every node is inferred anew (for comparing against the remembered answers).
+        self.memo: dict[tuple[Any, ...], list[ValueType | None]] | None = {}
+        # The operator versions whose answers may be remembered: standard ones, with the
+        # library's rules (a user's rule may keep state).
+        self._remembered: set[OpInfo] = set()
+        self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
+        self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
+        self._attribute_dicts: dict[
+            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any]]
+        ] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -94,12 +117,17 @@ class GraphInference:
         input_values: Seq[Any] = (),
         *,
         commit: bool = True,
+        initializers: Seq[Initializer] | None = None,
+        added: list[tuple[str, ValueType]] | None = None,
     ) -> tuple[list[ValueType | None], dict[str, Any]]:
         """Infer every node of ``graph``; returns the output types and the known values.
 
         ``implied_inputs`` are input types the enclosing operator implies (for bodies),
         ``input_values`` the inputs' known values (for function calls). With ``commit`` the
         results are written into the graph: input, output and value_info types.
+        ``initializers`` replace the graph's own (the inference reader gives them apart);
+        ``added`` receives the types of the values value_info lacks, as (name, type), instead
+        of new value_info entries (the inference writer encodes them straight away).
         """
         types: dict[str, ValueType | None] = dict(outer)
         values: dict[str, Any] = dict(outer_values)
@@ -113,27 +141,32 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
-        for tensor in graph.initializers:
-            dims = tensor.dims
-            # Read dims are ints and a read element type an ElementType: valid ones (dims
-            # >= 0, a defined type) need no re-checking by Tensor().
-            elem = tensor.elem_type
-            if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
-                t = _tensor(elem, dims)
-            else:
-                t = Tensor(elem, dims)
-            name = tensor.name
+        if initializers is None:
+            initializers = [
+                (t.name, t.elem_type, t.dims, t if _small(t.dims) else None)
+                for t in graph.initializers
+            ]
+        made: dict[tuple[ElementType, tuple[int, ...]], ValueType] = {}  # (weights share types)
+        for name, elem, dims, tensor in initializers:
+            t = made.get((elem, dims))
+            if t is None:
+                # Read dims are ints and a read element type an ElementType: valid ones (dims
+                # >= 0, a defined type) need no re-checking by Tensor().
+                if elem is not ElementType.UNDEFINED and min(dims, default=0) >= 0:
+                    t = made[elem, dims] = _tensor(elem, dims)
+                else:
+                    t = Tensor(elem, dims)
             known = types.get(name)
             types[name] = t if known is None else self._refined(known, t, name)
-            if _small(dims):
-                values[name] = tensor  # decoded only if a rule asks for the value
+            if tensor is not None:
+                values[name] = tensor  # small: decoded only if a rule asks for the value
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
         for node in graph.nodes:
             self.node(node, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
-            _write_types(graph, types, input_types)
+            _write_types(graph, types, input_types, [entry[0] for entry in initializers], added)
         return outputs, values
 
     def untyped_inputs(self, graph: ir.Graph) -> None:
@@ -177,10 +210,58 @@ class GraphInference:
             self._check_defined(node, types)
         input_types = [types.get(n) if n else None for n in names]
         input_values = [values.get(n) if n else None for n in names] if values else []
+        memo = self.memo
+        in_range = False  # whether the output types are known to hold no dim past int64
         try:
-            out_types, out_values = self._infer_node(
-                node, input_types, input_values, types, values, opsets, commit
-            )
+            function = self.functions.get((node.domain, node.op_type)) if self.functions else None
+            if function is not None:
+                out_types, out_values = self._call(
+                    node, function, input_types, input_values, opsets
+                )
+            else:
+                domain = node.domain
+                op = self._ops.get((domain, node.op_type, opsets.get(domain)))
+                if op is None:  # (resolved once per version, the look-up inline)
+                    op = self._op(node, opsets)
+                key = None
+                if memo is not None and op in self._remembered:
+                    key = self._memo_key(op, node, input_types, input_values, opsets)
+                found = None
+                if key is not None:
+                    try:
+                        found = memo.get(key)  # type: ignore[union-attr]
+                    except TypeError:  # a value no key can hold: inferred every time
+                        key = None
+                valued_key = None
+                if (
+                    found is None
+                    and key is not None
+                    and op in self._reads_values
+                    and _has_values(input_values)
+                ):
+                    # An answer that read known values is remembered with the values
+                    # themselves (a read tensor by identity: shared constants, such as the
+                    # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
+                    valued_key = (key, *input_values)
+                    try:
+                        found = memo.get(valued_key)  # type: ignore[union-attr]
+                    except TypeError:
+                        valued_key = None
+                if found is not None:
+                    out_types, out_values, in_range = found, _NO_VALUES, True
+                else:
+                    out_types, out_values, valued = self._infer_node(
+                        node, op, input_types, input_values, types, values, opsets, commit
+                    )
+                    in_range = _in_range(out_types)
+                    if in_range and key is not None and not out_values:
+                        if not valued:
+                            memo[key] = out_types  # type: ignore[index]
+                        else:
+                            self._reads_values.add(op)
+                            valued_key = (key, *input_values)
+                            with contextlib.suppress(TypeError):  # (an array is no key)
+                                memo[valued_key] = out_types  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -198,7 +279,7 @@ class GraphInference:
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
-            if type(inferred) is Tensor and inferred.shape:
+            if not in_range and type(inferred) is Tensor and inferred.shape:
                 for d in inferred.shape:  # inline: this runs for every output
                     if type(d) is int and d > _INT64_MAX:
                         inferred = self._dim_overflow(node, name, inferred)
@@ -216,6 +297,58 @@ class GraphInference:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
+
+    def _memo_key(
+        self,
+        op: OpInfo,
+        node: ir.Node,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        opsets: dict[str, int],
+    ) -> tuple[Any, ...] | None:
+        """What a node's output types depend on, unless they depend on what its known input
+        values hold: its operator version (a standard one, whose rule is the library's), the
+        domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
+        the input types, which inputs have a known value (and which of those are symbolic), which
+        inputs it gives and how many outputs it names. None for a node whose attributes cannot
+        be part of a key.
+
+        A node inferred successfully, without reading what its known values hold and giving no
+        values, answers every later node of the same key: real models repeat blocks (each with
+        weights of its own), and a repeated node costs a lookup.
+        """
+        attributes = node.attributes
+        attribute_key: tuple[Any, ...] | None = ()
+        if attributes:
+            # The inference reader shares one list between alike nodes: keyed once per list
+            # (the list is kept with its key, so its id stays its own meanwhile).
+            known = self._attribute_keys.get(id(attributes))
+            if known is not None and known[0] is attributes:
+                attribute_key = known[1]
+            else:
+                attribute_key = _attribute_key(attributes)
+                self._attribute_keys[id(attributes)] = (attributes, attribute_key)
+        if attribute_key is None:
+            return None
+        marks: tuple[Any, ...] | None = None
+        if input_values:
+            marks = tuple(
+                [
+                    None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
+                    for v in input_values
+                ]
+            )
+        names = node.inputs
+        present = None if "" not in names else tuple([bool(n) for n in names])
+        return (
+            op,
+            opsets.get(node.domain, 0),
+            attribute_key,
+            tuple(input_types),
+            marks,
+            present,
+            len(node.outputs),
+        )
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
@@ -236,27 +369,36 @@ class GraphInference:
                     f"initializer or earlier node output has that name"
                 )
 
+    def _call(
+        self,
+        node: ir.Node,
+        function: ir.Function,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        opsets: dict[str, int],
+    ) -> tuple[list[ValueType | None], dict[int, Any]]:
+        """Output types and values of a call of a local function."""
+        if len(node.outputs) > len(function.outputs):
+            raise InferenceError(
+                f"function {function.domain}.{function.name} has "
+                f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
+            )
+        attrs = {a.name: a for a in node.attributes}
+        return self.function(function, input_types, input_values, attrs, opsets)
+
     def _infer_node(
         self,
         node: ir.Node,
+        op: OpInfo,
         input_types: list[ValueType | None],
         input_values: list[Any],
         types: dict[str, ValueType | None],
         values: dict[str, Any],
         opsets: dict[str, int],
         commit: bool,
-    ) -> tuple[list[ValueType | None], dict[int, Any]]:
-        function = self.functions.get((node.domain, node.op_type))
-        if function is not None:
-            if len(node.outputs) > len(function.outputs):
-                raise InferenceError(
-                    f"function {function.domain}.{function.name} has "
-                    f"{len(function.outputs)} outputs, the call asks for {len(node.outputs)}"
-                )
-            attrs = {a.name: a for a in node.attributes}
-            return self.function(function, input_types, input_values, attrs, opsets)
-        op = self._op(node, opsets)
-        attributes: dict[str, Any] = {}
+    ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
+        """Output types and values of a node of operator ``op``, and whether they may depend
+        on what its known input values hold."""
         bodies: dict[str, list[ValueType | None]] = {}
         if op.spec is not None:
             arity = self._arity.get(op)
@@ -264,8 +406,49 @@ class GraphInference:
             # The common case inline: a count within the version's range (this runs per node).
             if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
                 self._check_arity(op, node)
-            if node.attributes:
-                _check_attributes(op, node)
+        attrs = node.attributes
+        if not attrs:
+            attributes = _NO_ATTRIBUTES
+        else:
+            # Alike nodes share their attribute list (the inference reader's): checked and
+            # made a dict once per operator and list (kept with it, so its id stays its own).
+            known = self._attribute_dicts.get((op, id(attrs)))
+            if known is not None and known[0] is attrs:
+                attributes = known[1]
+            else:
+                attributes = self._attributes(
+                    node, op, input_types, input_values, types, values, opsets, commit, bodies
+                )
+                if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
+                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes)
+        opset = opsets.get(node.domain, 0)
+        count = len(node.inputs)
+        present = (
+            _ALL_PRESENT[count]
+            if all(node.inputs) and count < 8
+            else [bool(n) for n in node.inputs]
+        )
+        return infer_node(
+            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
+        )
+
+    def _attributes(
+        self,
+        node: ir.Node,
+        op: OpInfo,
+        input_types: list[ValueType | None],
+        input_values: list[Any],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        opsets: dict[str, int],
+        commit: bool,
+        bodies: dict[str, list[ValueType | None]],
+    ) -> dict[str, Any]:
+        """The node's attributes as rules read them, checked against the operator version's;
+        graph attributes are inferred (their output types go into ``bodies``)."""
+        if op.spec is not None:
+            _check_attributes(op, node)
+        attributes: dict[str, Any] = {}
         skipped = _untaken_branch(op, input_values) if op.op_type == "If" else None
         for attr in node.attributes:
             if attr.ref:
@@ -283,16 +466,7 @@ class GraphInference:
                 attributes[attr.name] = _tensor_attribute(node, attr.value)
             else:
                 attributes[attr.name] = attr.value
-        opset = opsets.get(node.domain, 0)
-        count = len(node.inputs)
-        present = (
-            _ALL_PRESENT[count]
-            if all(node.inputs) and count < 8
-            else [bool(n) for n in node.inputs]
-        )
-        return infer_types(
-            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
-        )
+        return attributes
 
     def _check_arity(self, op: OpInfo, node: ir.Node) -> None:
         """As many inputs and outputs as the operator version allows (rules index them)."""
@@ -333,6 +507,8 @@ class GraphInference:
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
             found = self._ops[key] = op_info(node.domain, node.op_type, since)
+            if found.spec is not None and not has_user_rule(node.domain, node.op_type):
+                self._remembered.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -441,6 +617,47 @@ def _check_attributes(op: OpInfo, node: ir.Node) -> None:
             )
 
 
+def _attribute_key(attributes: list[ir.Attribute]) -> tuple[Any, ...] | None:
+    """A node's attributes as part of its memo key (None: they cannot be part of one)."""
+    parts = []
+    for attr in attributes:
+        kind = attr.type
+        if kind not in _KEYED_ATTRIBUTES or attr.ref:
+            return None
+        value = attr.value
+        if type(value) is list:  # read from the IR: lists; the inference reader: tuples
+            value = tuple(value)
+        if kind in ("FLOAT", "FLOATS"):
+            value = _signed_zeros(value)
+        parts.append((attr.name, kind, value))
+    return tuple(parts)
+
+
+def _has_values(input_values: list[Any]) -> bool:
+    """Whether some input value is known."""
+    return any(value is not None for value in input_values)
+
+
+def _in_range(types: list[ValueType | None]) -> bool:
+    """No tensor dim past int64 (an answer that has one warns at each node, so is not kept)."""
+    for t in types:
+        if type(t) is Tensor and t.shape:
+            for d in t.shape:
+                if type(d) is int and d > _INT64_MAX:
+                    return False
+    return True
+
+
+def _signed_zeros(value: Any) -> Any:
+    """A float attribute's value with each zero told apart from its negative (equal as
+    floats, so equal keys, though 1 / -0.0 is not 1 / 0.0)."""
+    if type(value) is float:
+        return (value, math.copysign(1.0, value)) if value == 0.0 else value
+    if type(value) is tuple and 0.0 in value:
+        return tuple(_signed_zeros(v) for v in value)
+    return value
+
+
 def _label(node: ir.Node) -> str:
     """A node by its name, or (unnamed, as built by default) by its first output's name."""
     if node.name or not any(node.outputs):
@@ -462,9 +679,14 @@ def _untaken_branch(op: OpInfo, input_values: list[Any]) -> str | None:
 
 
 def _write_types(
-    graph: ir.Graph, types: dict[str, ValueType | None], input_types: list[ValueType | None]
+    graph: ir.Graph,
+    types: dict[str, ValueType | None],
+    input_types: list[ValueType | None],
+    initializer_names: list[str],
+    added: list[tuple[str, ValueType]] | None,
 ) -> None:
-    """Record the inferred types in ``graph``: inputs, outputs and a value_info per value."""
+    """Record the inferred types in ``graph``: inputs, outputs and a value_info per value
+    (those value_info lacks go to ``added`` instead, when given)."""
     for info, t in zip(graph.inputs, input_types):
         info.type = t
     recorded = set()
@@ -475,12 +697,17 @@ def _write_types(
         info.type = types.get(info.name, info.type)
         recorded.add(info.name)
     recorded.update(v.name for v in graph.inputs)
-    recorded.update(t.name for t in graph.initializers)
+    recorded.update(initializer_names)
     for node in graph.nodes:
         for name in node.outputs:
-            if name and name not in recorded and types.get(name) is not None:
-                graph.value_info.append(ir.ValueInfo(name, types[name]))
-                recorded.add(name)
+            if name and name not in recorded:
+                t = types.get(name)
+                if t is not None:
+                    if added is None:
+                        graph.value_info.append(ir.ValueInfo(name, t))
+                    else:
+                        added.append((name, t))
+                    recorded.add(name)
 
 
 def _tensor_attribute(node: ir.Node, value: Any) -> Any:

@@ -13,13 +13,17 @@ from onnxcraft import ir
 from onnxcraft.core.refine import refine
 from onnxcraft.errors import InferenceError
 from onnxcraft.gcpause import gc_paused
-from onnxcraft.infer.graph import GraphInference, InferenceWarning, infer_through_body
-from onnxcraft.io import model_proto
-from onnxcraft.proto.serde import (
-    model_from_proto,
-    model_to_proto,
-    with_inferred_types,
+from onnxcraft.infer.graph import (
+    GraphInference,
+    InferenceWarning,
+    Initializer,
+    infer_through_body,
 )
+from onnxcraft.io import model_proto
+from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.proto import ModelProto
+from onnxcraft.proto.inference import read_for_inference, write_inferred_types
+from onnxcraft.types import ValueType
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
 
@@ -40,23 +44,44 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
     with gc_paused():
         if isinstance(model, ir.Model):
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
-            proto = None
-        else:
-            proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
-            model_ir = model_from_proto(proto)
-        functions = {(f.domain, f.name): f for f in model_ir.functions}
-        runner = GraphInference(functions, model_ir.opset_imports, strict)
-        if strict:
-            runner.untyped_inputs(model_ir.graph)
-        runner.graph(model_ir.graph, {}, {}, model_ir.opset_imports)
-        # Only types changed: copy the original and rewrite them, unless the IR no longer
-        # lines up with it node for node.
-        if proto is None:
+            _infer(model_ir, None, strict, None)
             return model_ir
-        try:
-            return with_inferred_types(proto, model_ir) or model_to_proto(model_ir)
-        except UnicodeError as exc:
-            # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
-            raise InferenceError(
-                f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
-            ) from None
+        proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
+        if proto is model:  # the caller's own message: its types are written into a copy
+            proto = ModelProto()
+            proto.CopyFrom(model)
+        # (a message parsed here from bytes, a file or onnx's ModelProto belongs to no one else)
+        _infer_into(proto, strict)
+        # The IR read for it is freed by now, still paused: resumed, the collector finds
+        # nothing new to scan (a 20k-node model's objects would take it a sixth of the time).
+        return proto
+
+
+def _infer_into(proto: ModelProto, strict: bool) -> None:
+    """Infer ``proto`` and write the types into it (only types change)."""
+    model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
+    added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
+    _infer(model_ir, initializers, strict, added)
+    try:
+        write_inferred_types(proto, model_ir, added)
+    except UnicodeError as exc:
+        # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
+        raise InferenceError(
+            f"infer_shapes: model: a name is not valid UTF-8 and cannot be written back ({exc})"
+        ) from None
+
+
+def _infer(
+    model: ir.Model,
+    initializers: list[Initializer] | None,
+    strict: bool,
+    added: list[tuple[str, ValueType]] | None,
+) -> None:
+    """Infer the model's graph, recording the types in it (``initializers``: the main
+    graph's, when the reader gave them apart; ``added``: where the main graph's new
+    value_info goes, when the writer takes it so)."""
+    functions = {(f.domain, f.name): f for f in model.functions}
+    runner = GraphInference(functions, model.opset_imports, strict)
+    if strict:
+        runner.untyped_inputs(model.graph)
+    runner.graph(model.graph, {}, {}, model.opset_imports, initializers=initializers, added=added)

@@ -12,7 +12,7 @@ from onnxcraft.errors import InferenceError
 from onnxcraft.ops.infer_api import InferenceContext, Rule, RuleRegistry
 from onnxcraft.types import ValueType
 
-__all__ = ["default_rules", "register_rule", "rule_for"]
+__all__ = ["default_rules", "has_user_rule", "register_rule", "rule_for"]
 
 
 @cache
@@ -34,6 +34,16 @@ def rule_for(op: OpInfo) -> Rule | None:
     except KeyError:
         rule = _rules_of[op] = default_rules().lookup(op.domain, op.op_type, op.since_version)
         return rule
+
+
+# Operators (domain, op_type) given a rule by register_rule: code of the user's, which
+# inference may not assume to answer alike for alike nodes (infer/graph.py remembers answers).
+_user_ruled: set[tuple[str, str]] = set()
+
+
+def has_user_rule(domain: str, op_type: str) -> bool:
+    """Whether some version of the operator has a rule registered by :func:`register_rule`."""
+    return (domain, op_type) in _user_ruled
 
 
 UserRule = Callable[[Sequence[ValueType | None], dict[str, Any]], Sequence[ValueType | None]]
@@ -62,5 +72,6 @@ def register_rule(
         default_rules().add(op_type, adapted, since=versions, domain=domain)
     except ValueError as exc:
         raise InferenceError(f"register_rule: {exc}") from exc
+    _user_ruled.add((domain, op_type))
     # Operators met before looked their rule up then: make them look it up again.
     _rules_of.clear()

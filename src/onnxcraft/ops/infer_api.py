@@ -9,6 +9,12 @@ a numpy array; a small integer tensor known only in part (a shape taken from a t
 symbolic dims) is a :class:`SymbolicValue` whose entries are dims: ``int``, ``str`` symbol or
 ``None``. Rules read them with :meth:`InferenceContext.dims_value` and record them with
 :meth:`InferenceContext.set_dims_value`.
+
+The context notes whether a rule read what a known input value holds (``read_values``):
+whether a value is known, and whether it is symbolic, is all the graph walker keys a node's
+answer by, so an answer that read no more applies to every alike node (``infer/graph.py``).
+Rules ask :attr:`InferenceContext.values_given` rather than test ``input_values`` (the list
+itself, whose every read counts as reading the values).
 """
 
 from __future__ import annotations
@@ -53,15 +59,17 @@ class InferenceContext:
     """What a rule knows about one node: input types, known input values, attributes."""
 
     __slots__ = (
+        "_values",
         "attributes",
         "bodies",
         "input_types",
-        "input_values",
         "num_outputs",
         "op",
         "opset",
         "output_values",
         "present",
+        "read_values",
+        "values_given",
     )
 
     def __init__(
@@ -77,7 +85,10 @@ class InferenceContext:
     ) -> None:
         self.op = op
         self.input_types = input_types
-        self.input_values = input_values
+        self._values = input_values
+        # Whether values were given at all (the list may hold None for each input).
+        self.values_given = bool(input_values)
+        self.read_values = False  # whether the rule read what a known value holds
         self.attributes = attributes
         self.num_outputs = num_outputs
         self.opset = opset
@@ -98,6 +109,24 @@ class InferenceContext:
 
     # -- inputs ---------------------------------------------------------------------------------
 
+    @property
+    def input_values(self) -> Sequence[Any]:
+        """The known input values (None: unknown), each input's. Reading the list counts as
+        reading every value (the answer is then not reused for another node)."""
+        self.read_values = True
+        return self._values
+
+    def all_inputs_known(self) -> bool:
+        """Every given input has a value known in full (a missing optional input is fine),
+        and some input is given."""
+        for i, value in enumerate(self._values):
+            if value is None:
+                if self.has_input(i):
+                    return False
+            elif type(value) is SymbolicValue:
+                return False
+        return any(v is not None for v in self._values)
+
     def has_input(self, index: int) -> bool:
         """Whether the node gives input ``index`` (its type may still be unknown)."""
         if self.present is not None:
@@ -106,7 +135,7 @@ class InferenceContext:
             return False
         if self.input_types[index] is not None:
             return True
-        return index < len(self.input_values) and self.input_values[index] is not None
+        return index < len(self._values) and self._values[index] is not None
 
     def tensor(self, index: int) -> Tensor | None:
         """Input ``index`` as a tensor type (None when absent or unknown)."""
@@ -129,21 +158,23 @@ class InferenceContext:
 
     def value(self, index: int) -> np.ndarray | None:
         """The known constant value of input ``index``, if any."""
-        if index >= len(self.input_values):
+        if index >= len(self._values):
             return None
-        v = self.input_values[index]
-        if v is None or type(v) is np.ndarray:
+        v = self._values[index]
+        if v is None or type(v) is SymbolicValue:
+            return None
+        self.read_values = True
+        if type(v) is np.ndarray:
             return v
-        if type(v) is SymbolicValue:
-            return None
         if hasattr(v, "array") and not isinstance(v, np.ndarray):  # a lazily decoded tensor
             v = v.array()
         return v if isinstance(v, np.ndarray) else None
 
     def dims_value(self, index: int) -> tuple[Dim, ...] | None:
         """A 0-D/1-D integer input's entries, each known (int), symbolic (str) or unknown."""
-        v = self.input_values[index] if index < len(self.input_values) else None
+        v = self._values[index] if index < len(self._values) else None
         if type(v) is SymbolicValue:
+            self.read_values = True
             return v.entries
         array = self.value(index) if v is not None else None
         if array is None:
@@ -159,7 +190,7 @@ class InferenceContext:
 
     def has_symbolic_input(self) -> bool:
         """Whether some input is a value known only in part (a :class:`SymbolicValue`)."""
-        return SymbolicValue in map(type, self.input_values)
+        return SymbolicValue in map(type, self._values)
 
     def is_integer(self, index: int) -> bool:
         """Whether input ``index`` is a tensor of an integer element type (by its type)."""
@@ -168,8 +199,9 @@ class InferenceContext:
 
     def value_is_scalar(self, index: int) -> bool | None:
         """Whether input ``index``'s known (or symbolic) value is 0-D; None when unknown."""
-        v = self.input_values[index] if index < len(self.input_values) else None
+        v = self._values[index] if index < len(self._values) else None
         if type(v) is SymbolicValue:
+            self.read_values = True
             return v.scalar
         array = self.value(index)
         return None if array is None else array.ndim == 0

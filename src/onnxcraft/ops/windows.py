@@ -16,8 +16,7 @@ otherwise the dim becomes unknown. Known clashes raise :class:`InferenceError` v
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.types import Dim, Shape
@@ -36,6 +35,7 @@ __all__ = [
     "show_shape",
     "spatial_input",
     "split_padding",
+    "static_window_output",
     "transposed_window_size",
     "unify_dim",
     "weight_kernel",
@@ -124,10 +124,10 @@ def ints_attr(
     value = defined_attr(ctx, name, None)
     if value is None or len(value) == 0:
         return (default,) * length
-    values = tuple(int(v) for v in value)
+    values = tuple(map(int, value))
     if len(values) != length:
         raise ctx.fail(f"{name} must have {length} entries, got {list(values)}")
-    if minimum is not None and any(v < minimum for v in values):
+    if minimum is not None and min(values) < minimum:
         raise ctx.fail(f"{name} must be >= {minimum} everywhere, got {list(values)}")
     return values
 
@@ -171,18 +171,21 @@ def weight_kernel(ctx: InferenceContext, w_shape: Shape, nd: int) -> tuple[Dim, 
     attr = ctx.attr("kernel_shape")
     if not attr:
         return weight
-    declared = tuple(int(k) for k in attr)
+    declared = tuple(map(int, attr))
     if len(declared) != nd:
         raise ctx.fail(f"kernel_shape={list(declared)} must have one entry per spatial axis ({nd})")
-    return tuple(
-        unify_dim(ctx, k, w, f"kernel_shape={list(declared)} does not match weight W's shape")
-        for k, w in zip(declared, weight)
-    )
+    # Each declared size (an int) is the answer; a known weight size must agree with it.
+    for k, w in zip(declared, weight):
+        if isinstance(w, int) and w != k:
+            raise ctx.fail(
+                f"kernel_shape={list(declared)} does not match weight W's shape: {k} vs {w}"
+            )
+    return declared
 
 
-@dataclass(frozen=True)
-class WindowAttributes:
-    """The attributes that place sliding windows along the spatial axes."""
+class WindowAttributes(NamedTuple):
+    """The attributes that place sliding windows along the spatial axes (a named tuple: one is
+    made for every convolution or pooling node inferred)."""
 
     strides: tuple[int, ...]
     dilations: tuple[int, ...]
@@ -261,6 +264,56 @@ def window_output_shape(
         window_output_dim(ctx, axis, size, k, window)
         for axis, (size, k) in enumerate(zip(spatial, kernel, strict=True))
     )
+
+
+def static_window_output(
+    ctx: InferenceContext, spatial: Sequence[Dim], kernel: Sequence[Dim]
+) -> tuple[int, ...] | None:
+    """What ``window_output_shape(ctx, spatial, kernel, window_attributes(ctx, nd))`` gives in
+    the common case: every size and kernel size a known int, auto_pad NOTSET, strides,
+    dilations and pads given in full or not at all, and every window fitting. None in any
+    other case (the general path then answers, and words any error); never raises.
+
+    The general path makes an object of the attributes and asks a function per axis; this one
+    reads the attributes once and computes in place: convolutions and pooling are the nodes
+    of a CNN that inference meets most.
+    """
+    nd = len(spatial)
+    try:
+        strides = _plain_ints(ctx, "strides", nd, 1, 1)
+        dilations = _plain_ints(ctx, "dilations", nd, 1, 1)
+        pads = _plain_ints(ctx, "pads", 2 * nd, 0, 0)
+        if strides is None or dilations is None or pads is None:
+            return None
+        if defined_attr(ctx, "auto_pad", "NOTSET") != "NOTSET":
+            return None
+        ceil_mode = bool(defined_attr(ctx, "ceil_mode", 0))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    out = []
+    for axis in range(nd):
+        size, k = spatial[axis], kernel[axis]
+        if type(size) is not int or type(k) is not int or k < 1:
+            return None
+        span = (k - 1) * dilations[axis] + 1
+        begin, end = pads[axis], pads[nd + axis]
+        if size + begin + end < span:
+            return None
+        out.append(window_count(size, begin, end, span, strides[axis], ceil_mode))
+    return tuple(out)
+
+
+def _plain_ints(
+    ctx: InferenceContext, name: str, length: int, default: int, minimum: int
+) -> tuple[int, ...] | None:
+    """:func:`ints_attr`'s answer when it has one, else None (it would fail)."""
+    value = defined_attr(ctx, name, None)
+    if value is None or len(value) == 0:
+        return (default,) * length
+    values = tuple(map(int, value))
+    if len(values) != length or min(values) < minimum:
+        return None
+    return values
 
 
 def show_shape(shape: Sequence[Dim]) -> str:

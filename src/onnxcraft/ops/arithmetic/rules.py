@@ -55,7 +55,7 @@ def binary_rule(ctx: InferenceContext) -> list[ValueType | None]:
     elem = a.elem_type
     if elem is None and b is not None and op.op_type != "Pow":  # Pow's exponent has its own type
         elem = b.elem_type
-    if ctx.input_values and (
+    if ctx.values_given and (
         ctx.has_symbolic_input() or (elem is _INT64 and op.op_type in _UNBOUNDED)
     ):
         # int64 values (dims, most likely) are computed here on Python ints: a result past
@@ -107,7 +107,7 @@ def _variadic(ctx: InferenceContext) -> list[ValueType | None]:
         shape = shapes[0] if all(s == shapes[0] for s in shapes) else None
     else:
         shape = broadcast_many(ctx.op.op_type, [None if t is None else t.shape for t in tensors])
-    if ctx.input_values and ctx.op.op_type != "Mean" and ctx.has_symbolic_input():
+    if ctx.values_given and ctx.op.op_type != "Mean" and ctx.has_symbolic_input():
         _propagate(ctx, list(range(len(tensors))))
     return [Tensor(elem, shape)]
 

@@ -49,14 +49,14 @@ def _target(ctx: InferenceContext) -> ElementType | None:
 
 def _cast(ctx: InferenceContext) -> list[ValueType | None]:
     target = _target(ctx)
-    if ctx.input_values and ctx.has_symbolic_input():
+    if ctx.values_given and ctx.has_symbolic_input():
         _keep_integer_value(ctx, target)
     return [Tensor(target, ctx.shape(0))]
 
 
 def _cast_like(ctx: InferenceContext) -> list[ValueType | None]:
     target = ctx.elem(1)
-    if ctx.input_values and ctx.has_symbolic_input():
+    if ctx.values_given and ctx.has_symbolic_input():
         _keep_integer_value(ctx, target)
     return [Tensor(target, ctx.shape(0))]
 

@@ -11,6 +11,7 @@ from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRe
 from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
+    static_window_output,
     unify_dim,
     weight_kernel,
     window_attributes,
@@ -18,7 +19,7 @@ from onnxcraft.ops.windows import (
 )
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
-__all__ = ["conv_output_shape", "register"]
+__all__ = ["conv_output_shape", "general_conv_shape", "register", "static_conv_shape"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,45 @@ def _check_bias(ctx: InferenceContext, index: int | None, m: Dim) -> None:
 
 def conv_output_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
     """Output shape of a convolution of input ``x`` by weight ``w`` (checks included)."""
+    shape = static_conv_shape(ctx, x, w)
+    return general_conv_shape(ctx, x, w) if shape is None else shape
+
+
+def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Dim, ...] | None:
+    """:func:`general_conv_shape`'s answer in the common case: the weight's dims and the
+    input's (but its batch) known ints, the attributes plain and consistent. None in any
+    other case (the general path answers, and words any error); never raises. A CNN's
+    convolutions are most of the nodes inference has to run a rule for.
+    """
+    tx, tw = ctx.tensor(x), ctx.tensor(w)
+    if tx is None or tw is None:
+        return None
+    xs, ws = tx.shape, tw.shape
+    if xs is None or ws is None or len(xs) < 3 or len(ws) != len(xs):
+        return None
+    for d in xs[1:]:
+        if type(d) is not int:
+            return None
+    for d in ws:
+        if type(d) is not int:
+            return None
+    try:
+        group = int(ctx.attr("group", 1))
+        declared = ctx.attr("kernel_shape")
+        declared = tuple(map(int, declared)) if declared else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    kernel = ws[2:]
+    if group < 1 or group_mismatch(xs[1], ws[0], ws[1], group) is not None:  # type: ignore[arg-type]
+        return None
+    if declared is not None and declared != kernel:
+        return None
+    spatial = static_window_output(ctx, xs[2:], kernel)
+    return None if spatial is None else (xs[0], ws[0], *spatial)
+
+
+def general_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
+    """:func:`conv_output_shape` for any input: every check, every dim known or not."""
     x_shape = require_rank(ctx, x, "X", at_least=3)
     w_shape = require_rank(ctx, w, "W", at_least=3)
     if x_shape is not None and w_shape is not None and len(w_shape) != len(x_shape):
@@ -86,10 +126,13 @@ def conv_output_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
         raise ctx.fail(f"group must be >= 1, got {group}")
     _check_channels(ctx, x_shape, w_shape, group, "W")
     kernel = weight_kernel(ctx, w_shape, nd)
-    window = window_attributes(ctx, nd)
     spatial: Sequence[Dim] = (None,) * nd if x_shape is None else x_shape[2:]
     batch = None if x_shape is None else x_shape[0]
     m = None if w_shape is None else w_shape[0]
+    static = static_window_output(ctx, spatial, kernel)
+    if static is not None:
+        return (batch, m, *static)
+    window = window_attributes(ctx, nd)
     return (batch, m, *window_output_shape(ctx, spatial, kernel, window))
 
 

@@ -23,7 +23,7 @@ def _gather(ctx: InferenceContext) -> list[ValueType | None]:
     if not data:
         raise ctx.fail("data must have rank >= 1, got a scalar")
     axis = normalize_axis(ctx, int(ctx.attr("axis", 0)), len(data))
-    if ctx.input_values and ctx.is_integer(0):
+    if ctx.values_given and ctx.is_integer(0):
         _gather_value(ctx, axis)  # shape-like values; others are folded by the engine
     return [Tensor(elem, data[:axis] + indices + data[axis + 1 :])]
 

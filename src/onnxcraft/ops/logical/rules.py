@@ -26,7 +26,7 @@ def _comparison(ctx: InferenceContext) -> list[ValueType | None]:
         shape = broadcast(
             ctx.op.op_type, None if a is None else a.shape, None if b is None else b.shape
         )
-    if ctx.op.op_type == "Equal" and ctx.input_values and ctx.has_symbolic_input():
+    if ctx.op.op_type == "Equal" and ctx.values_given and ctx.has_symbolic_input():
         _propagate_equal(ctx)
     return [tensor(ElementType.BOOL, shape)]
 
@@ -56,7 +56,7 @@ def _predicate(ctx: InferenceContext) -> list[ValueType | None]:
 def _where(ctx: InferenceContext) -> list[ValueType | None]:
     shapes = [ctx.shape(i) for i in range(3)]
     elem = ctx.elem(1) if ctx.elem(1) is not None else ctx.elem(2)
-    if ctx.input_values and ctx.has_symbolic_input():
+    if ctx.values_given and ctx.has_symbolic_input():
         _propagate_where(ctx)
     return [Tensor(elem, broadcast_many("Where", shapes))]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
-from onnxcraft.ops.infer_common import normalize_axis
+from onnxcraft.ops.infer_common import normalize_axis, tensor
 from onnxcraft.ops.windows import (
     defined_attr,
     require_rank,
@@ -39,7 +39,10 @@ def _check_vector(ctx: InferenceContext, index: int, arg: str, size: Dim, what: 
     shape = require_rank(ctx, index, arg, exactly=1)
     if shape is None:
         return size
-    return unify_dim(ctx, shape[0], size, f"{arg} must have one entry per {what}")
+    got = shape[0]
+    if type(got) is int and type(size) is int and got == size:
+        return got  # the common case, without wording a message it will not need
+    return unify_dim(ctx, got, size, f"{arg} must have one entry per {what}")
 
 
 def _check_broadcasts_to(ctx: InferenceContext, index: int, arg: str, target: Shape) -> None:
@@ -73,15 +76,24 @@ def _batch_norm(ctx: InferenceContext) -> list[ValueType | None]:
             _check_same_shape(ctx, index, arg, param_shape)
     else:
         c = _channels(x_shape)
-        for index, arg in enumerate(("scale", "B", "mean", "var"), start=1):
-            c = _check_vector(ctx, index, arg, c, "channel of X")
+        types = ctx.input_types
+        if not (type(c) is int and len(types) == 5 and all(_vector_of(t, c) for t in types[1:])):
+            # (the common case, every parameter a vector of C entries, needs no checking)
+            for index, arg in enumerate(("scale", "B", "mean", "var"), start=1):
+                c = _check_vector(ctx, index, arg, c, "channel of X")
         param_shape = (c,)
-    outputs: list[ValueType | None] = [Tensor(ctx.elem(0), x_shape)]
+    # X's shape is a valid input's: the type needs no checking again
+    outputs: list[ValueType | None] = [tensor(ctx.elem(0), x_shape)]
     # Running (and, before version 14, saved) statistics follow the type of mean and var.
     for i in range(1, ctx.num_outputs):
         source = 3 if i % 2 else 4
         outputs.append(Tensor(ctx.elem(source), param_shape))
     return outputs
+
+
+def _vector_of(t: ValueType | None, size: int) -> bool:
+    """Whether ``t`` is a tensor type of shape ``(size,)``."""
+    return type(t) is Tensor and t.shape is not None and len(t.shape) == 1 and t.shape[0] == size
 
 
 def _check_same_shape(ctx: InferenceContext, index: int, arg: str, expected: Shape) -> None:

@@ -10,6 +10,7 @@ from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
     spatial_input,
+    static_window_output,
     transposed_window_size,
     unify_dim,
     window_attributes,
@@ -42,6 +43,9 @@ def _pooled_shape(ctx: InferenceContext) -> Shape:
         return None if not attr else (None,) * (len(attr) + 2)
     nd = len(shape) - 2
     kernel = _kernel_shape(ctx, nd)
+    static = static_window_output(ctx, shape[2:], kernel)
+    if static is not None:
+        return (shape[0], shape[1], *static)
     window = window_attributes(ctx, nd)
     return (shape[0], shape[1], *window_output_shape(ctx, shape[2:], kernel, window))
 

@@ -54,7 +54,7 @@ def _reduce(ctx: InferenceContext) -> list[ValueType | None]:
                 dims.append(1)
         else:
             dims.append(d)
-    if ctx.input_values and len(shape) == 1 and norm == {0} and ctx.has_symbolic_input():
+    if ctx.values_given and len(shape) == 1 and norm == {0} and ctx.has_symbolic_input():
         _reduce_value(ctx, bool(keepdims))
     return [Tensor(elem, tuple(dims))]
 

@@ -138,7 +138,7 @@ def _check_count(
 
 def _reshape_value(ctx: InferenceContext, out: tuple[Dim, ...]) -> None:
     """A shape-like value keeps its entries when it only gains or loses a unit axis."""
-    v = ctx.input_values[0] if ctx.input_values else None
+    v = ctx.input_values[0] if ctx.values_given else None
     if type(v) is not SymbolicValue:
         return  # values known in full are folded by the engine
     if out == ():
@@ -164,8 +164,9 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
 
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
-    shapes = [ctx.shape(i) for i in range(count)]
-    elems = {e for i in range(count) if (e := ctx.elem(i)) is not None}
+    tensors = [ctx.tensor(i) for i in range(count)]  # (read once: Concat may join many)
+    shapes = [None if t is None else t.shape for t in tensors]
+    elems = {t.elem_type for t in tensors if t is not None and t.elem_type is not None}
     if len(elems) > 1:
         names = sorted(e.name.lower() for e in elems)
         raise ctx.fail(f"inputs must share one element type, got {', '.join(names)}")
@@ -191,7 +192,7 @@ def _concat(ctx: InferenceContext) -> list[ValueType | None]:
         if len(statics) > 1:
             raise ctx.fail(f"inputs differ in dimension {i} (not the concat axis): {column}")
         out.append(statics.pop() if statics else (column[0] if len(set(column)) == 1 else None))
-    if ctx.input_values and rank == 1 and ctx.is_integer(0):
+    if ctx.values_given and rank == 1 and ctx.is_integer(0):
         _concat_value(ctx, count)  # shape-like values; others are folded by the engine
     return [Tensor(elem, tuple(out))]
 
@@ -249,7 +250,7 @@ def _split(ctx: InferenceContext) -> list[ValueType | None]:
     for i in range(n):
         size = sizes[i] if sizes is not None else None
         result.append(Tensor(elem, shape[:axis] + (size,) + shape[axis + 1 :]))
-    if ctx.input_values and len(shape) == 1 and sizes is not None and ctx.is_integer(0):
+    if ctx.values_given and len(shape) == 1 and sizes is not None and ctx.is_integer(0):
         _split_value(ctx, sizes)
     return result
 
@@ -341,7 +342,7 @@ def _slice(ctx: InferenceContext) -> list[ValueType | None]:
         if step == 0:
             raise ctx.fail("steps must not be 0")
         out[axis] = None if type(step) is not int else slice_dim(shape[axis], start, end, step)
-    if ctx.input_values and rank == 1 and ctx.is_integer(0):
+    if ctx.values_given and rank == 1 and ctx.is_integer(0):
         _slice_value(ctx, starts, ends, step_list)
     return [Tensor(elem, tuple(out))]
 
@@ -389,7 +390,7 @@ def _squeeze(ctx: InferenceContext) -> list[ValueType | None]:
             if isinstance(shape[a], int) and shape[a] != 1:
                 raise ctx.fail(f"cannot squeeze axis {a}: its dimension is {shape[a]}, not 1")
         out = tuple(d for i, d in enumerate(shape) if i not in norm)
-    if ctx.input_values and ctx.is_integer(0):
+    if ctx.values_given and ctx.is_integer(0):
         _unit_axis_value(ctx, out)
     return [Tensor(elem, out)]
 
@@ -407,7 +408,7 @@ def _unsqueeze(ctx: InferenceContext) -> list[ValueType | None]:
     for a in norm:
         dims.insert(a, 1)
     out = tuple(dims)
-    if ctx.input_values and ctx.is_integer(0):
+    if ctx.values_given and ctx.is_integer(0):
         _unit_axis_value(ctx, out)
     return [Tensor(elem, out)]
 
@@ -515,7 +516,7 @@ def _tile_1(ctx: InferenceContext, shape: Shape) -> Shape:
 
 
 def _identity(ctx: InferenceContext) -> list[ValueType | None]:
-    if ctx.input_values and ctx.input_values[0] is not None:
+    if ctx.values_given and ctx.input_values[0] is not None:
         ctx.output_values[0] = ctx.input_values[0]  # passed on as is, decoded only if read
     return [ctx.input_types[0] if ctx.input_types else None]
 

@@ -1,0 +1,385 @@
+"""What ``oc.infer_shapes`` reads of a ModelProto, and how it writes the inferred types back.
+
+Inference reads a model only to type its values: of a node its operator, inputs, outputs,
+name and attributes; of an initializer its name, element type and dims (its value only when
+small, decoded on first use). :func:`read_for_inference` reads just that into the IR (the
+main graph's initializers as plain entries beside it: a model has hundreds), where
+:func:`onnxcraft.proto.serde.model_from_proto` reads everything for every other caller (doc
+strings, metadata, the storage judgments ``oc.check`` asks for); it was half of inferring a
+model with its weights stored elsewhere. List attributes are read as tuples, as the DSL gives
+them to rules, so that inference can compare them without converting them first.
+
+:func:`write_inferred_types` writes the types back into the message the model was read from:
+graph inputs and outputs retyped, value_info replaced. A graph's value_info (one entry per
+value) is encoded here, straight from each name and the cached encoding of its type, and
+parsed in one call, rather than built message by message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from math import copysign, prod
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from onnxcraft import ir
+from onnxcraft.dtypes import ElementType
+from onnxcraft.proto.onnx_pb2 import (
+    AttributeProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    TensorProto,
+    TypeProto,
+    ValueInfoProto,
+)
+from onnxcraft.proto.serde import (
+    _ATTR_NAMES,
+    _ELEMENTS,
+    _decode,
+    _guess_attribute_type,
+    _load_tensor,
+    _Reader,
+    _value_info_to_proto,
+    type_from_proto,
+    type_to_proto,
+)
+from onnxcraft.types import ValueType
+
+__all__ = ["Initializer", "InferenceInput", "read_for_inference", "write_inferred_types"]
+
+_UNDEFINED = ElementType.UNDEFINED
+_NO_METADATA: Mapping[str, str] = MappingProxyType({})
+
+# An initializer as inference sees it: name, element type, dims, and its data when it is small
+# (None otherwise: inference never reads a large tensor's value).
+Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+
+
+class InferenceInput(NamedTuple):
+    """A model read for inference: the IR (its main graph without initializers) and the main
+    graph's initializers."""
+
+    model: ir.Model
+    initializers: list[Initializer]
+
+
+# The attribute kinds read as plain values (and shared between nodes), by their field value.
+_PLAIN_KINDS = {
+    getattr(AttributeProto, kind): kind
+    for kind in ("INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS")
+}
+_FLOAT_KINDS = ("FLOAT", "FLOATS")
+
+
+def _signed_zeros(value: Any) -> Any:
+    """A float attribute's value with each zero told apart from its negative (equal as
+    floats, so equal as keys, yet not the same value)."""
+    if type(value) is float:
+        return (value, copysign(1.0, value)) if value == 0.0 else value
+    if type(value) is tuple and 0.0 in value:
+        return tuple(_signed_zeros(v) for v in value)
+    return value
+
+
+class _ReadTensor(ir.TensorData):
+    """A tensor read for inference: its data decoded from its message on first use.
+
+    Every slot is set here, without the keyword parsing and the loader object of
+    ``TensorData``'s own constructor: a chain of 10k steps reads 10k small constants.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, proto: TensorProto) -> None:
+        self.name = proto.name
+        self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
+        self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+        self.source = proto
+        self.doc_string = ""
+        self.metadata = _NO_METADATA
+        self._array = None
+        self._load = None
+        self._malformed = ""
+        self._judge = None
+
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            self._array = _load_tensor(self.source, None)
+        return self._array
+
+
+class _InferenceReader(_Reader):
+    """The reader of :mod:`onnxcraft.proto.serde`, keeping only what inference reads."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self._shared_attributes: dict[tuple[Any, ...], list[ir.Attribute]] = {}
+
+    def tensor(self, proto: TensorProto) -> ir.TensorData:
+        return _ReadTensor(proto)
+
+    def attribute(self, proto: AttributeProto) -> ir.Attribute:
+        kind = _ATTR_NAMES.get(proto.type)
+        if kind is None:
+            kind = _guess_attribute_type(proto)
+        ref = proto.ref_attr_name
+        if ref:
+            return ir.Attribute(proto.name, kind, None, ref)
+        value: Any = None
+        if kind == "INT":
+            value = proto.i
+        elif kind == "INTS":
+            value = tuple(proto.ints[:])
+        elif kind == "FLOAT":
+            value = proto.f
+        elif kind == "FLOATS":
+            value = tuple(proto.floats[:])
+        elif kind == "STRING":
+            value = _decode(proto.s)
+        elif kind == "STRINGS":
+            value = tuple(_decode(v) for v in proto.strings)
+        elif kind == "TENSOR":
+            value = self.tensor(proto.t)
+        elif kind == "GRAPH":
+            value = self.graph(proto.g)
+        elif kind == "SPARSE_TENSOR":
+            value = self.sparse(proto.sparse_tensor)
+        elif kind == "TYPE_PROTO":
+            value = type_from_proto(proto.tp)
+        elif kind == "TENSORS":
+            value = [self.tensor(t) for t in proto.tensors]
+        elif kind == "GRAPHS":
+            value = [self.graph(g) for g in proto.graphs]
+        elif kind == "SPARSE_TENSORS":
+            value = [self.sparse(s) for s in proto.sparse_tensors]
+        elif kind == "TYPE_PROTOS":
+            value = [type_from_proto(t) for t in proto.type_protos]
+        return ir.Attribute(proto.name, kind, value)
+
+    def node(self, proto: NodeProto) -> ir.Node:
+        attributes, domain = proto.attribute, proto.domain
+        return ir.Node(
+            proto.op_type,
+            proto.input[:],
+            proto.output[:],
+            "" if domain == "ai.onnx" else domain,
+            proto.name,
+            self.attributes(attributes) if attributes else [],
+        )
+
+    def attributes(self, protos: Any) -> list[ir.Attribute]:
+        """A node's attributes. Nodes of a model share a few lists of plain attributes (a
+        CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
+        and shared (inference never changes them), and the walk keys its memory by it."""
+        plain = []
+        for proto in protos:
+            kind = _PLAIN_KINDS.get(proto.type)
+            if kind is None or proto.ref_attr_name:
+                return [self.attribute(a) for a in protos]
+            if kind == "INTS":
+                value: Any = tuple(proto.ints[:])
+            elif kind == "INT":
+                value = proto.i
+            elif kind == "FLOAT":
+                value = proto.f
+            elif kind == "FLOATS":
+                value = tuple(proto.floats[:])
+            elif kind == "STRING":
+                value = _decode(proto.s)
+            else:
+                value = tuple(_decode(v) for v in proto.strings)
+            plain.append((proto.name, kind, value))
+        key = tuple(
+            [(n, k, _signed_zeros(v)) if k in _FLOAT_KINDS else (n, k, v) for n, k, v in plain]
+        )
+        found = self._shared_attributes.get(key)
+        if found is None:
+            found = self._shared_attributes[key] = [ir.Attribute(n, k, v) for n, k, v in plain]
+        return found
+
+    def main_graph(self, proto: GraphProto) -> ir.Graph:
+        """A graph without its initializers (see :meth:`initializers`)."""
+        return ir.Graph(
+            name=proto.name,
+            nodes=[self.node(n) for n in proto.node],
+            inputs=[self.value_info(v) for v in proto.input],
+            outputs=[self.value_info(v) for v in proto.output],
+            sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
+            value_info=[self.value_info(v) for v in proto.value_info],
+        )
+
+    def initializers(self, proto: GraphProto, values_up_to: int) -> list[Initializer]:
+        entries: list[Initializer] = []
+        elements = _ELEMENTS
+        for tensor in proto.initializer:
+            dims = tuple(tensor.dims[:])
+            if prod(dims) <= values_up_to:
+                data = _ReadTensor(tensor)
+                entries.append((data.name, data.elem_type, data.dims, data))
+            else:
+                entries.append(
+                    (tensor.name, elements.get(tensor.data_type, _UNDEFINED), dims, None)
+                )
+        return entries
+
+
+def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
+    """``proto`` as inference needs it (see the module's docstring), to be inferred and
+    written back with :func:`write_inferred_types`, not to be saved. Initializers of at most
+    ``values_up_to`` elements keep their data (decoded on first use)."""
+    reader = _InferenceReader()
+    model = ir.Model(
+        graph=reader.main_graph(proto.graph),
+        opset_imports={
+            "" if o.domain == "ai.onnx" else o.domain: int(o.version) for o in proto.opset_import
+        },
+        ir_version=int(proto.ir_version),
+        functions=[reader.function(f) for f in proto.functions],
+    )
+    return InferenceInput(model, reader.initializers(proto.graph, values_up_to))
+
+
+# -- writing the types back -----------------------------------------------------------------------
+
+_VALUE_INFO_FIELD = b"\x6a"  # GraphProto.value_info: field 13, length-delimited
+_NAME_FIELD = b"\x0a"  # ValueInfoProto.name: field 1
+_TYPE_FIELD = b"\x12"  # ValueInfoProto.type: field 2
+_SHORT_LENGTHS = [bytes((n,)) for n in range(128)]  # a varint below 128 is its one byte
+
+
+def _length(n: int) -> bytes:
+    if n < 128:
+        return _SHORT_LENGTHS[n]
+    out = bytearray()
+    while n >= 128:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+# The encodings of the TypeProtos of the value types written lately (a model's values share a
+# few types). Keyed by the type's value: equal types have one encoding.
+_TYPE_ENCODINGS: dict[ValueType, bytes] = {}
+_TYPE_ENCODINGS_KEPT = 4096
+
+
+def _type_encoding(value: ValueType) -> bytes:
+    found = _TYPE_ENCODINGS.get(value)
+    if found is None:
+        if len(_TYPE_ENCODINGS) >= _TYPE_ENCODINGS_KEPT:
+            _TYPE_ENCODINGS.clear()
+        message = TypeProto()
+        type_to_proto(value, message)
+        found = _TYPE_ENCODINGS[value] = message.SerializeToString()
+    return found
+
+
+def _value_info_encoding(info: ir.ValueInfo) -> bytes:
+    """One ValueInfoProto, encoded (``str.encode`` refuses a name protobuf could not write)."""
+    if info.doc_string or info.metadata or type(info.name) is not str:
+        # rare (a name read as bytes is not UTF-8): the message does it, refusing what it must
+        message = ValueInfoProto()
+        _value_info_to_proto(info, message)
+        body = message.SerializeToString()
+    else:
+        name = info.name.encode("utf-8")  # written even when empty, as protobuf does
+        body = _NAME_FIELD + _length(len(name)) + name
+        if info.type is not None:
+            encoded = _type_encoding(info.type)
+            body += _TYPE_FIELD + _length(len(encoded)) + encoded
+    return _VALUE_INFO_FIELD + _length(len(body)) + body
+
+
+def _value_infos_encoding(
+    infos: list[ir.ValueInfo], added: Sequence[tuple[str, ValueType]]
+) -> bytes:
+    """GraphProto.value_info entries, encoded: those of ``infos``, then one per (name, type)
+    of ``added``. A model's values share a few types, each encoded once here (by the type
+    object: the values of one graph are alive meanwhile)."""
+    parts: list[bytes] = []
+    type_fields: dict[int, bytes] = {}
+    for info in infos:
+        if info.doc_string or info.metadata or type(info.name) is not str:
+            parts.append(_value_info_encoding(info))
+        else:
+            _add_entry(parts, info.name, info.type, type_fields)
+    for name, value in added:
+        if type(name) is not str:  # a name read as bytes (not UTF-8): the message refuses it
+            parts.append(_value_info_encoding(ir.ValueInfo(name, value)))
+        else:
+            _add_entry(parts, name, value, type_fields)
+    return b"".join(parts)
+
+
+def _add_entry(
+    parts: list[bytes], name: str, value: ValueType | None, type_fields: dict[int, bytes]
+) -> None:
+    """One ValueInfoProto of a name and a type, encoded as a GraphProto.value_info entry."""
+    field = type_fields.get(id(value))
+    if field is None:
+        if value is None:
+            field = b""
+        else:
+            encoded = _type_encoding(value)
+            field = _TYPE_FIELD + _length(len(encoded)) + encoded
+        type_fields[id(value)] = field
+    encoded_name = name.encode("utf-8")
+    name_length = _length(len(encoded_name))
+    parts += (
+        _VALUE_INFO_FIELD,
+        _length(1 + len(name_length) + len(encoded_name) + len(field)),
+        _NAME_FIELD,
+        name_length,
+        encoded_name,
+        field,
+    )
+
+
+def write_inferred_types(
+    proto: ModelProto, model: ir.Model, added: Sequence[tuple[str, ValueType]] = ()
+) -> None:
+    """Write the types recorded in ``model`` into ``proto``, which it was read from by
+    :func:`read_for_inference` and which still lines up with it node for node. ``added``
+    holds the main graph's values to add to its value_info, as (name, type)."""
+    _retype_graph(model.graph, proto.graph, added)
+
+
+def _retype_graph(
+    graph: ir.Graph, out: GraphProto, added: Sequence[tuple[str, ValueType]] = ()
+) -> None:
+    for info, proto in zip(graph.inputs, out.input):
+        _retype(info, proto)
+    for info, proto in zip(graph.outputs, out.output):
+        _retype(info, proto)
+    del out.value_info[:]
+    if graph.value_info or added:
+        out.MergeFromString(_value_infos_encoding(graph.value_info, added))
+    nodes = out.node
+    for index, node in enumerate(graph.nodes):
+        if node.attributes:
+            _retype_bodies(node, nodes[index])
+
+
+def _retype_bodies(node: ir.Node, out: NodeProto) -> None:
+    """The graphs a node holds in attributes (If branches, Loop and Scan bodies)."""
+    for attr in node.attributes:
+        if attr.ref or attr.type not in ("GRAPH", "GRAPHS"):
+            continue
+        proto = next(a for a in out.attribute if a.name == attr.name)
+        if attr.type == "GRAPH":
+            _retype_graph(attr.value, proto.g)
+        else:
+            for body, body_proto in zip(attr.value, proto.graphs):
+                _retype_graph(body, body_proto)
+
+
+def _retype(info: ir.ValueInfo, out: ValueInfoProto) -> None:
+    out.ClearField("type")
+    if info.type is not None:
+        encoded = _type_encoding(info.type)
+        if encoded:  # merging even nothing would mark the field as set
+            out.type.MergeFromString(encoded)
