@@ -111,7 +111,7 @@ def test_every_convolution_within_rounding_of_the_written_kernel(case: tuple) ->
 
 def test_large_batches_run_image_by_image_within_rounding() -> None:
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((3, 40, 20, 20)).astype(np.float32)  # im2col over 2**16 values
+    x = rng.standard_normal((3, 40, 20, 20)).astype(np.float32)  # batch > 1, image by image
     for w, attrs in (
         (rng.standard_normal((8, 40, 3, 3)), {"pads": [1, 1, 1, 1]}),  # taps
         (rng.standard_normal((24, 40, 3, 3)), {"pads": [1, 1, 1, 1]}),  # rows

@@ -15,15 +15,17 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   ``kh * kw``), one product with the weights of a kernel row stacked, and the ``kh`` vertical
   taps summed as shifted blocks of the result.
 
-Everything else (strides, groups, depthwise, N-D, small images) runs the written im2col,
-one image at a time when the batch's im2col would not stay in cache. Batch images are
-computed one at a time in the two layouts too, in working arrays reused from call to call
-(:mod:`onnxcraft.ops.conv.scratch`).
+Everything else in 2-D (strides, groups, depthwise, small images, 1x1) runs an im2col of one
+image at a time, copied tap by tap (whole rows of positions per copy, never the batch's
+columns at once) straight into a working array, the product written into the output; a 1x1
+stride-1 convolution multiplies the image itself. 1-D and 3-D convolutions run the written
+im2col. Working arrays are reused from call to call (:mod:`onnxcraft.ops.conv.scratch`), and
+each image's output gets its bias, the residual Add and the Relu while it is still in cache.
 
 These change how the products are summed, so they round differently from the kernel as
-written (within float rounding of the dot product: ``tests/ops/conv/test_prepared.py``); the
-evaluator uses them only with ``fuse=True``. A residual Add and a Relu that alone read the
-Conv's output are applied in place on the new array, exactly as the nodes would.
+written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``);
+the evaluator uses them only with ``fuse=True``. The residual Add and the Relu are exactly
+the nodes' (``a + b`` in place rounds as ``a + b``).
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ from onnxcraft.ops.im2col import WindowGeometry
 __all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-# An image whose im2col holds more values than this is convolved alone (one image's columns
-# stay in cache while the product reads them; a batch's do not).
-_IM2COL_CHUNK = 1 << 16
 # Below this many terms (channels x taps) in each output's sum the im2col is small anyway.
 _SMALLEST_PRODUCT = 64
+# Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
+# float32: they stay in cache while the product reads them).
+_IM2COL_VALUES = 1 << 17
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -106,38 +108,48 @@ class PreparedConv:
 
     def __call__(self, x: Any, residual: Any = None) -> np.ndarray:
         with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
-            y = self._convolve(x)
-            if self.add is not None:
-                y = self._add_residual(y, residual)
-            if self.relu is not None:
-                y = self._clamp(y)
-        return y
+            layout = self._layout_for(x)
+            if layout is None:  # not a case of the layouts: the nodes as written
+                return self._after(self._as_written(x), residual)
+            y = np.empty((x.shape[0], self.weight.shape[0], *layout.geom.out_shape), x.dtype)
+            if y.size == 0:
+                return self._after(y, residual)
+            in_place = self.add is None or self._adds_in_place(residual, y)
+            if layout.name == "nd" or not in_place:
+                self._whole_batch(x, layout, y)
+                return self._after(y, residual)
+            image = self._image(layout.name)
+            rows = None if self.add is None else np.broadcast_to(residual, y.shape)
+            step = self._images_at_once(x, layout)
+            for n in range(0, x.shape[0], step):
+                # each chunk of images finished while it is in cache: bias, residual, Relu
+                out = y[n : n + step]
+                image(x[n : n + step], layout.geom, out)
+                if rows is not None:
+                    np.add(out, rows[n : n + step], out=out)
+                if self.relu is not None:
+                    np.maximum(out, out.dtype.type(0), out=out)
+            return y
 
     # -- the convolution --------------------------------------------------------------------------
 
-    def _convolve(self, x: Any) -> np.ndarray:
+    def _layout_for(self, x: Any) -> _Layout | None:
         w = self.weight
         if not isinstance(x, np.ndarray) or x.dtype != w.dtype or x.ndim != w.ndim:
-            return self._as_written(x)
+            return None
         layout = self._layouts.get(x.shape[1:])
         if layout is None:
-            layout = self._layout(x)
-        if layout.name == "taps":
-            return self._each_image(x, layout.geom, self._taps_image)
-        if layout.name == "rows":
-            return self._each_image(x, layout.geom, self._rows_image)
-        return self._im2col(x, layout.geom)
+            check_conv_operands("Conv", x, w, self.group)
+            geom = self._geometry(x)
+            name = (
+                "nd" if geom.ndim != 2 else choose_layout(geom, x.shape[1], w.shape[0], self.group)
+            )
+            layout = self._layouts[x.shape[1:]] = _Layout(geom, name)
+        return layout
 
     def _as_written(self, x: Any) -> np.ndarray:
         result: np.ndarray = conv(x, self.weight, self.bias, **self.attributes)
         return result
-
-    def _layout(self, x: np.ndarray) -> _Layout:
-        check_conv_operands("Conv", x, self.weight, self.group)
-        geom = self._geometry(x)
-        name = choose_layout(geom, x.shape[1], self.weight.shape[0], self.group)
-        layout = self._layouts[x.shape[1:]] = _Layout(geom, name)
-        return layout
 
     def _geometry(self, x: np.ndarray) -> WindowGeometry:
         a = self.attributes
@@ -152,29 +164,102 @@ class PreparedConv:
             auto_pad=a.get("auto_pad", "NOTSET"),
         )
 
-    def _im2col(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
-        taps = int(np.prod(geom.kernel)) * x.shape[1]
-        positions = int(np.prod(geom.out_shape))
-        w = self.weight
-        if x.shape[0] <= 1 or taps * positions <= _IM2COL_CHUNK:
-            y = grouped_conv(x, w, geom, self.group)
-        else:
-            y = np.empty((x.shape[0], w.shape[0], *geom.out_shape), x.dtype)
-            for n in range(x.shape[0]):
-                y[n] = grouped_conv(x[n : n + 1], w, geom, self.group)[0]
+    def _image(self, name: str) -> Callable[[np.ndarray, WindowGeometry, np.ndarray], None]:
+        """The function convolving one image into its output for layout ``name``."""
+        if name == "taps":
+            return self._taps_image
+        if name == "rows":
+            return self._rows_image
+        return self._im2col_image
+
+    @staticmethod
+    def _images_at_once(x: np.ndarray, layout: _Layout) -> int:
+        """How many images to convolve together: one for the taps and rows layouts and for a
+        large im2col; small ones together (fewer numpy calls), up to a cache-sized im2col."""
+        if layout.name != "im2col":
+            return 1
+        taps = x.shape[1] * int(np.prod(layout.geom.kernel))
+        positions = int(np.prod(layout.geom.out_shape))
+        return max(1, _IM2COL_VALUES // max(1, int(taps * positions)))
+
+    def _whole_batch(self, x: np.ndarray, layout: _Layout, y: np.ndarray) -> None:
+        """The convolution (bias included) into ``y``, nothing after it."""
+        if layout.name != "nd":
+            image = self._image(layout.name)
+            step = self._images_at_once(x, layout)
+            for n in range(0, x.shape[0], step):
+                image(x[n : n + step], layout.geom, y[n : n + step])
+            return
+        geom = layout.geom
+        if x.shape[0] > 0:  # N-D: the written im2col over the batch
+            y[...] = grouped_conv(x, self.weight, geom, self.group)
         if self._bias is not None:
             y += self._bias.reshape((1, -1) + (1,) * geom.ndim)
-        return y
 
-    def _each_image(
-        self,
-        x: np.ndarray,
-        geom: WindowGeometry,
-        image: Callable[[np.ndarray, WindowGeometry, np.ndarray], None],
-    ) -> np.ndarray:
-        y = np.empty((x.shape[0], self.weight.shape[0], *geom.out_shape), x.dtype)
-        for n in range(x.shape[0]):
-            image(x[n], geom, y[n])
+    def _im2col_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo): the windows copied tap by tap
+        (each copy whole rows of positions) into a working array, then one product per group
+        and image."""
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        ho, wo = geom.out_shape
+        padded = self._padded(x, geom)
+        if (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo):
+            cols = padded.reshape(n, g, c // g, ho * wo)  # the images themselves: no copy
+        else:
+            taps = scratch("cols", (n, c, kh, kw, ho, wo), x.dtype)
+            for i in range(kh):
+                for j in range(kw):
+                    taps[:, :, i, j] = padded[
+                        :,
+                        :,
+                        i * dh : i * dh + (ho - 1) * sh + 1 : sh,
+                        j * dw : j * dw + (wo - 1) * sw + 1 : sw,
+                    ]
+            cols = taps.reshape(n, g, (c // g) * kh * kw, ho * wo)
+        weights = self.weight.reshape(g, m // g, -1)
+        np.matmul(weights, cols, out=out.reshape(n, g, m // g, ho * wo))
+        if self._bias is not None:
+            out += self._bias
+
+    def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
+        """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
+        when there is none)."""
+        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
+        if not (top or left or bottom or right):
+            return x
+        n, c, h, w = x.shape
+        padded = scratch("padded", (n, c, h + top + bottom, w + left + right), x.dtype)
+        padded[...] = 0
+        padded[:, :, top : top + h, left : left + w] = x
+        return padded
+
+    # -- what follows the convolution -------------------------------------------------------------
+
+    def _adds_in_place(self, residual: Any, y: np.ndarray) -> bool:
+        """Whether the Add's other input can be added into the Conv's new output ``y``."""
+        return (
+            isinstance(residual, np.ndarray)
+            and residual.dtype == y.dtype
+            and residual.ndim <= y.ndim
+            and np.broadcast_shapes(residual.shape, y.shape) == y.shape
+        )
+
+    def _after(self, y: np.ndarray, residual: Any) -> np.ndarray:
+        """The Add and the Relu on a whole Conv output, with their kernels where they are not
+        done in place."""
+        if self.add is not None:
+            if self._adds_in_place(residual, y) and y.dtype in _FLOATS:
+                # a + b and b + a round alike: the in-place sum is the Add's, bit for bit
+                np.add(y, residual, out=y)
+            else:
+                y = self.add(y, residual) if self.conv_first else self.add(residual, y)
+        if self.relu is not None:
+            if isinstance(y, np.ndarray) and y.dtype in _FLOATS and y.flags.writeable:
+                np.maximum(y, y.dtype.type(0), out=y)
+            else:
+                y = self.relu(y)
         return y
 
     def _arrangement(self, name: str) -> np.ndarray:
@@ -191,7 +276,8 @@ class PreparedConv:
         return arranged
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """One image (C, H, W) by the taps layout into ``out`` (M, Ho, Wo)."""
+        """One image (1, C, H, W) by the taps layout into ``out`` (1, M, Ho, Wo)."""
+        x, out = x[0], out[0]
         c, h, w = x.shape
         m = self.weight.shape[0]
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
@@ -212,16 +298,13 @@ class PreparedConv:
         self._store(total.reshape(m, ho, wp)[:, :, :wo], out)
 
     def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """One image (C, H, W) by the rows layout into ``out`` (M, Ho, Wo)."""
-        c, h, w = x.shape
+        """One image (1, C, H, W) by the rows layout into ``out`` (1, M, Ho, Wo)."""
+        c = x.shape[1]
         m = self.weight.shape[0]
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
         ho, wo = geom.out_shape
-        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
-        hp, wp = h + top + bottom, w + left + right
-        padded = scratch("padded", (c, hp, wp), x.dtype)
-        padded[...] = 0
-        padded[:, top : top + h, left : left + w] = x
+        padded = self._padded(x, geom)[0]
+        hp = padded.shape[1]
         cols = scratch("cols", (kw, c, hp, wo), x.dtype)
         for j in range(kw):
             cols[j] = padded[:, :, j * dw : j * dw + wo]
@@ -229,7 +312,7 @@ class PreparedConv:
         np.matmul(self._arrangement("rows"), cols.reshape(kw * c, hp * wo), out=products)
         total = scratch("total", (m, ho * wo), x.dtype)
         self._sum_shifted(products, m, [i * dh * wo for i in range(kh)], total)
-        self._store(total.reshape(m, ho, wo), out)
+        self._store(total.reshape(m, ho, wo), out[0])
 
     @staticmethod
     def _sum_shifted(
@@ -252,33 +335,6 @@ class PreparedConv:
             out[...] = total
         else:
             np.add(total, self._bias, out=out)
-
-    # -- what follows the convolution -------------------------------------------------------------
-
-    def _add_residual(self, y: np.ndarray, residual: Any) -> np.ndarray:
-        add = self.add
-        assert add is not None
-        if (
-            isinstance(residual, np.ndarray)
-            and residual.dtype == y.dtype
-            and y.dtype in _FLOATS
-            and residual.ndim <= y.ndim
-            and np.broadcast_shapes(residual.shape, y.shape) == y.shape
-        ):
-            # a + b and b + a round alike: the in-place sum is the Add's, bit for bit
-            np.add(y, residual, out=y)
-            return y
-        result: np.ndarray = add(y, residual) if self.conv_first else add(residual, y)
-        return result
-
-    def _clamp(self, y: np.ndarray) -> np.ndarray:
-        if isinstance(y, np.ndarray) and y.dtype in _FLOATS and y.flags.writeable:
-            np.maximum(y, y.dtype.type(0), out=y)
-            return y
-        relu = self.relu
-        assert relu is not None
-        result: np.ndarray = relu(y)
-        return result
 
 
 def prepare_conv(
