@@ -199,29 +199,39 @@ class PreparedConv:
     def _im2col_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo): the windows copied tap by tap
         (each copy whole rows of positions) into a working array, then one product per group
-        and image."""
+        and image. With a bias, the array gets a row of ones and the weights the bias as a
+        column, so the product adds it (no pass of its own)."""
         n, c = x.shape[:2]
         m, g = self.weight.shape[0], self.group
         (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
         ho, wo = geom.out_shape
+        taps = (c // g) * kh * kw
         padded = self._padded(x, geom)
-        if (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo):
-            cols = padded.reshape(n, g, c // g, ho * wo)  # the images themselves: no copy
-        else:
-            taps = scratch("cols", (n, c, kh, kw, ho, wo), x.dtype)
-            for i in range(kh):
-                for j in range(kw):
-                    taps[:, :, i, j] = padded[
-                        :,
-                        :,
-                        i * dh : i * dh + (ho - 1) * sh + 1 : sh,
-                        j * dw : j * dw + (wo - 1) * sw + 1 : sw,
-                    ]
-            cols = taps.reshape(n, g, (c // g) * kh * kw, ho * wo)
-        weights = self.weight.reshape(g, m // g, -1)
-        np.matmul(weights, cols, out=out.reshape(n, g, m // g, ho * wo))
-        if self._bias is not None:
-            out += self._bias
+        itself = (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo)
+        # a 1x1 convolution multiplies the images themselves, unless copying them with a row
+        # of ones costs less than a pass of the bias over the (wider) output
+        if itself and (self._bias is None or c >= m):
+            weights = self.weight.reshape(g, m // g, taps)
+            np.matmul(
+                weights, padded.reshape(n, g, taps, ho * wo), out=out.reshape(n, g, -1, ho * wo)
+            )
+            if self._bias is not None:
+                out += self._bias
+            return
+        ones = 0 if self._bias is None else 1
+        cols = scratch("cols", (n, g, taps + ones, ho * wo), x.dtype)
+        windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, ho, wo)
+        source = padded.reshape(n, g, c // g, *padded.shape[2:])
+        for i in range(kh):
+            for j in range(kw):
+                windows[:, :, :, i, j] = source[
+                    ...,
+                    i * dh : i * dh + (ho - 1) * sh + 1 : sh,
+                    j * dw : j * dw + (wo - 1) * sw + 1 : sw,
+                ]
+        if ones:
+            cols[:, :, taps] = 1
+        np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
@@ -263,16 +273,27 @@ class PreparedConv:
         return y
 
     def _arrangement(self, name: str) -> np.ndarray:
-        """The weights as the ``taps`` or ``rows`` product wants them (made on first use)."""
+        """The weights as the ``taps``, ``rows`` or ``im2col`` product wants them, the bias
+        as a last column (made on first use)."""
         arranged = self._arranged.get(name)
-        if arranged is None:
-            w = self.weight
-            m, c, kh, kw = w.shape
-            if name == "taps":  # row t * M + m holds w[m, :, i, j] for tap t = i * kw + j
-                arranged = w.transpose(2, 3, 0, 1).reshape(kh * kw * m, c)
-            else:  # rows: row i * M + m, column j * C + c holds w[m, c, i, j]
-                arranged = w.transpose(2, 0, 3, 1).reshape(kh * m, kw * c)
-            arranged = self._arranged[name] = np.ascontiguousarray(arranged)
+        if arranged is not None:
+            return arranged
+        w, g = self.weight, self.group
+        m, c = w.shape[:2]
+        kh, kw = w.shape[2:]
+        if name == "taps":  # row t * M + m holds w[m, :, i, j] for tap t = i * kw + j
+            matrix = w.transpose(2, 3, 0, 1).reshape(1, kh * kw * m, c)
+        elif name == "rows":  # row i * M + m, column j * C + c holds w[m, c, i, j]
+            matrix = w.transpose(2, 0, 3, 1).reshape(1, kh * m, kw * c)
+        else:  # one (M/g, C/g * kh * kw) matrix per group
+            matrix = w.reshape(g, m // g, c * kh * kw)
+        if self.bias is not None:
+            # the bias multiplies the row of ones; only the first tap (kernel row) carries it
+            column = np.zeros(matrix.shape[:2] + (1,), w.dtype)
+            column[:, : m // g, 0] = self.bias.reshape(-1, m // g)
+            matrix = np.concatenate([matrix, column], axis=2)
+        arranged = np.ascontiguousarray(matrix if name == "im2col" else matrix[0])
+        self._arranged[name] = arranged
         return arranged
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
@@ -283,19 +304,20 @@ class PreparedConv:
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
         (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
         hp, wp = h + top + bottom, w + left + right
-        ho, wo = geom.out_shape
-        length = ho * wp  # output rows over the padded width; the last columns are dropped
-        # room past the image for the last tap's slice (it runs into the dropped columns)
-        flat = scratch("flat", (c, hp * wp + (kw - 1) * dw), x.dtype)
-        flat[...] = 0
-        flat[:, : hp * wp].reshape(c, hp, wp)[:, top : top + h, left : left + w] = x
+        ho = geom.out_shape[0]
+        # Output rows are computed over the padded width, the last columns dropped. The flat
+        # image has room past its end for the last tap's slice (which runs into the dropped
+        # columns), and a row of ones for the bias.
+        ones = 0 if self._bias is None else 1
+        flat = scratch("flat", (c + ones, hp * wp + (kw - 1) * dw), x.dtype)
+        flat[:c] = 0
+        flat[:c, : hp * wp].reshape(c, hp, wp)[:, top : top + h, left : left + w] = x
+        if ones:
+            flat[c] = 1
         products = scratch("products", (kh * kw * m, flat.shape[1]), x.dtype)
         np.matmul(self._arrangement("taps"), flat, out=products)
-        total = scratch("total", (m, length), x.dtype)
-        self._sum_shifted(
-            products, m, [i * dh * wp + j * dw for i in range(kh) for j in range(kw)], total
-        )
-        self._store(total.reshape(m, ho, wp)[:, :, :wo], out)
+        offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
+        self._sum_shifted(products, m, offsets, (ho, wp), out)
 
     def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """One image (1, C, H, W) by the rows layout into ``out`` (1, M, Ho, Wo)."""
@@ -305,36 +327,39 @@ class PreparedConv:
         ho, wo = geom.out_shape
         padded = self._padded(x, geom)[0]
         hp = padded.shape[1]
-        cols = scratch("cols", (kw, c, hp, wo), x.dtype)
+        ones = 0 if self._bias is None else 1
+        cols = scratch("cols", (kw * c + ones, hp * wo), x.dtype)
+        windows = cols[: kw * c].reshape(kw, c, hp, wo)
         for j in range(kw):
-            cols[j] = padded[:, :, j * dw : j * dw + wo]
+            windows[j] = padded[:, :, j * dw : j * dw + wo]
+        if ones:
+            cols[kw * c] = 1
         products = scratch("products", (kh * m, hp * wo), x.dtype)
-        np.matmul(self._arrangement("rows"), cols.reshape(kw * c, hp * wo), out=products)
-        total = scratch("total", (m, ho * wo), x.dtype)
-        self._sum_shifted(products, m, [i * dh * wo for i in range(kh)], total)
-        self._store(total.reshape(m, ho, wo), out[0])
+        np.matmul(self._arrangement("rows"), cols, out=products)
+        self._sum_shifted(products, m, [i * dh * wo for i in range(kh)], (ho, wo), out[0])
 
     @staticmethod
     def _sum_shifted(
-        products: np.ndarray, m: int, offsets: Sequence[int], total: np.ndarray
+        products: np.ndarray,
+        m: int,
+        offsets: Sequence[int],
+        rows: tuple[int, int],
+        out: np.ndarray,
     ) -> None:
-        """``total`` = the sum over blocks b of ``products[b*m:(b+1)*m, offsets[b]:...]``."""
-        length = total.shape[1]
+        """``out`` (M, Ho, Wo) = the sum over blocks b of ``products[b*m:(b+1)*m]`` from
+        column ``offsets[b]`` on, read as ``rows`` = (Ho, row length >= Wo) and cut to Wo."""
+        ho, width = rows
+        wo = out.shape[2]
         blocks = [
-            products[b * m : (b + 1) * m, off : off + length] for b, off in enumerate(offsets)
+            products[b * m : (b + 1) * m, off : off + ho * width].reshape(m, ho, width)[:, :, :wo]
+            for b, off in enumerate(offsets)
         ]
         if len(blocks) == 1:
-            total[...] = blocks[0]
+            out[...] = blocks[0]
             return
-        np.add(blocks[0], blocks[1], out=total)
+        np.add(blocks[0], blocks[1], out=out)
         for block in blocks[2:]:
-            total += block
-
-    def _store(self, total: np.ndarray, out: np.ndarray) -> None:
-        if self._bias is None:
-            out[...] = total
-        else:
-            np.add(total, self._bias, out=out)
+            out += block
 
 
 def prepare_conv(
