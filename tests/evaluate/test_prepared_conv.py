@@ -24,7 +24,7 @@ from onnxcraft.ops.conv.scratch import scratch
 from onnxcraft.opset.ai.onnx import v21 as op
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
-LAYOUTS = ("taps", "rows", "im2col")
+LAYOUTS = ("taps", "rows", "im2col", "flat")
 
 
 def _within_rounding(
@@ -109,6 +109,41 @@ def test_every_convolution_within_rounding_of_the_written_kernel(case: tuple) ->
     _within_rounding(prepared(x), x, w, b, attrs)
 
 
+@st.composite
+def strided_grouped_2d(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D convolutions with strides, dilations and groups (depthwise too), never empty."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    group = draw(st.sampled_from([1, 2, 3]))
+    c = group * draw(st.integers(1, 3))
+    m = group * draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        c = m = group  # depthwise
+    kernel = [draw(st.integers(1, 3)) for _ in range(2)]
+    strides = [draw(st.integers(1, 3)) for _ in range(2)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 2)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 12))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    x = rng.standard_normal((draw(st.integers(1, 3)), c, *spatial)).astype(dtype)
+    w = rng.standard_normal((m, c // group, *kernel)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": group}
+    return x, w, b, attrs
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat"]))
+def test_strided_grouped_layouts_within_rounding(case: tuple, layout: str) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, layout)
+    _within_rounding(prepared(x), x, w, b, attrs)
+
+
 def test_large_batches_run_image_by_image_within_rounding() -> None:
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 40, 20, 20)).astype(np.float32)  # batch > 1, image by image
@@ -142,9 +177,10 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
     [
         ((1, 128, 56, 56), (32, 128, 3, 3), {"pads": [1] * 4}, "taps"),  # DenseNet
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
-        ((1, 16, 13, 13), (64, 16, 3, 3), {"pads": [1] * 4}, "rows"),  # narrow input
+        ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding rows cost
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
+        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already
         ((1, 2, 9, 9), (6, 2, 3, 3), {"pads": [1] * 4}, "im2col"),  # too few terms to gain
     ],
@@ -154,6 +190,14 @@ def test_the_layout_chosen_for_each_shape(
 ) -> None:
     geom = _geometry(x_shape, w_shape, **attrs)
     assert choose_layout(geom, x_shape[1], w_shape[0], 1) == layout
+
+
+def test_depthwise_stride_one_takes_the_flat_layout() -> None:
+    geom = _geometry((1, 116, 14, 14), (116, 1, 3, 3), pads=[1] * 4)
+    assert choose_layout(geom, 116, 116, 116) == "flat"
+    strided = _geometry((1, 116, 28, 28), (116, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
+    assert choose_layout(strided, 116, 116, 116) == "im2col"
+    assert choose_layout(geom, 116, 232, 58) == "im2col"  # grouped, not depthwise
 
 
 def test_only_float_weights_of_the_bias_shape_are_prepared() -> None:

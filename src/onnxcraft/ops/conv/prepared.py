@@ -11,16 +11,21 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   so that each tap's window is one contiguous slice of a row (computed over the padded width,
   the extra columns dropped). The output is the sum of the taps' shifted row blocks: copies
   of ``M`` channels instead of ``C``.
-- **rows** (the others): the image copied once per horizontal tap (``kw`` copies, not
-  ``kh * kw``), one product with the weights of a kernel row stacked, and the ``kh`` vertical
-  taps summed as shifted blocks of the result.
+- **rows** (as many output channels as input or fewer, images of 12 rows or more): the image
+  copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
+  weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
+  the result.
+- **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
+  stride-2 stem): the padded image split into stride phases and flattened, so that every
+  tap's windows are one contiguous slice per channel, copied into the im2col.
 
-Everything else in 2-D (strides, groups, depthwise, small images, 1x1) runs an im2col of one
-image at a time, copied tap by tap (whole rows of positions per copy, never the batch's
-columns at once) straight into a working array, the product written into the output; a 1x1
-stride-1 convolution multiplies the image itself. 1-D and 3-D convolutions run the written
-im2col. Working arrays are reused from call to call (:mod:`onnxcraft.ops.conv.scratch`), and
-each image's output gets its bias, the residual Add and the Relu while it is still in cache.
+Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
+together), copied tap by tap (whole rows of positions per copy) into a working array and
+multiplied straight into the output; a 1x1 stride-1 convolution multiplies the image itself.
+1-D and 3-D convolutions run the written im2col. With a bias, the copied arrays get a row of
+ones and the weights the bias as a column: the product adds it. Working arrays are reused
+from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output gets the
+residual Add and the Relu while it is still in cache.
 
 These change how the products are summed, so they round differently from the kernel as
 written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``);
@@ -30,6 +35,7 @@ the nodes' (``a + b`` in place rounds as ``a + b``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,22 +57,28 @@ _IM2COL_VALUES = 1 << 17
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
-    """``"taps"``, ``"rows"`` or ``"im2col"`` for a 2-D convolution of this shape.
+    """``"taps"``, ``"rows"``, ``"flat"`` or ``"im2col"`` for a 2-D convolution of this shape.
 
-    Measured per shape against the im2col (tests/benchmarks/bench_conv.py): taps wins
-    whenever the output has a quarter of the input's channels or fewer; rows wins from about
-    12 output rows on (below, the padded rows it also computes cost more than the copy saved)
-    and on narrow inputs, where the im2col copy outweighs the product.
+    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
+    output has a quarter of the input's channels or fewer; rows when it has no more than the
+    input and at least 12 rows (below, the padded rows it also computes cost more than the
+    copies saved); flat for depthwise stride-1 convolutions and strided ones with large
+    kernels (image stems: 7x7, stride 2), whose window copies are otherwise strided; the
+    im2col for the rest, where every layout spends about the same beside the product.
     """
-    if geom.ndim != 2 or group != 1 or geom.strides != (1, 1) or geom.kernel == (1, 1):
-        return "im2col"
     if any(n == 0 for n in geom.out_shape) or out_channels == 0:
         return "im2col"
-    if channels * geom.kernel[0] * geom.kernel[1] < _SMALLEST_PRODUCT:
-        return "im2col"  # too few terms in each sum for the layouts to gain anything
+    stride_one = geom.strides == (1, 1)
+    if group > 1:
+        depthwise = group == channels and stride_one and geom.kernel != (1, 1)
+        return "flat" if depthwise else "im2col"
+    if not stride_one:
+        return "flat" if min(geom.kernel) >= 5 else "im2col"
+    if geom.kernel == (1, 1) or channels * geom.kernel[0] * geom.kernel[1] < _SMALLEST_PRODUCT:
+        return "im2col"  # a view already, or too few terms in each sum to gain anything
     if 4 * out_channels <= channels:
         return "taps"
-    if geom.out_shape[0] >= 12 or channels <= 64:
+    if out_channels <= channels and geom.out_shape[0] >= 12:
         return "rows"
     return "im2col"
 
@@ -170,16 +182,18 @@ class PreparedConv:
             return self._taps_image
         if name == "rows":
             return self._rows_image
+        if name == "flat":
+            return self._flat_image
         return self._im2col_image
 
     @staticmethod
     def _images_at_once(x: np.ndarray, layout: _Layout) -> int:
         """How many images to convolve together: one for the taps and rows layouts and for a
         large im2col; small ones together (fewer numpy calls), up to a cache-sized im2col."""
-        if layout.name != "im2col":
+        if layout.name not in ("im2col", "flat"):
             return 1
-        taps = x.shape[1] * int(np.prod(layout.geom.kernel))
-        positions = int(np.prod(layout.geom.out_shape))
+        taps = x.shape[1] * math.prod(layout.geom.kernel)
+        positions = math.prod(layout.geom.out_shape)
         return max(1, _IM2COL_VALUES // max(1, int(taps * positions)))
 
     def _whole_batch(self, x: np.ndarray, layout: _Layout, y: np.ndarray) -> None:
@@ -233,6 +247,58 @@ class PreparedConv:
             cols[:, :, taps] = 1
         np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
 
+    def _flat_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo), the im2col copied from flattened
+        phase images: each tap's windows are then one contiguous slice of every channel.
+
+        A stride of s splits the padded image into s_h x s_w phases (every s-th row and
+        column from each offset), each a stride-1 image; tap (i, j) reads phase
+        (i*dh mod sh, j*dw mod sw) from row i*dh // sh and column j*dw // sw on. With each
+        phase flattened over a common padded width wq, output row r of that tap is the slice
+        at (r + row) * wq + column: the product is computed over Ho x wq positions and the
+        columns past Wo dropped.
+        """
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        ho, wo = geom.out_shape
+        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
+        hp, wp = x.shape[2] + top + bottom, x.shape[3] + left + right
+        hq, wq = -(-hp // sh), -(-wp // sw)
+        length = ho * wq
+        slack = (kw - 1) * dw // sw  # the last tap's slice runs this far past the phase
+        phases = scratch("flat", (n, sh * sw, c, hq * wq + slack), x.dtype)
+        phases[...] = 0
+        if (sh, sw) == (1, 1):
+            grid = phases[:, 0, :, : hq * wq].reshape(n, c, hq, wq)
+            grid[:, :, top : top + x.shape[2], left : left + x.shape[3]] = x
+        else:
+            padded = self._padded(x, geom)
+            for a in range(sh):
+                for b in range(sw):
+                    part = padded[:, :, a::sh, b::sw]
+                    grid = phases[:, a * sw + b, :, : hq * wq].reshape(n, c, hq, wq)
+                    grid[:, :, : part.shape[2], : part.shape[3]] = part
+        taps = (c // g) * kh * kw
+        ones = 0 if self._bias is None else 1
+        cols = scratch("cols", (n, g, taps + ones, length), x.dtype)
+        windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, length)
+        for i in range(kh):
+            for j in range(kw):
+                phase = (i * dh % sh) * sw + j * dw % sw
+                start = (i * dh // sh) * wq + j * dw // sw
+                source = phases[:, phase, :, start : start + length]
+                windows[:, :, :, i, j] = source.reshape(n, g, c // g, length)
+        if ones:
+            cols[:, :, taps] = 1
+        weights = self._arrangement("flat")
+        if wq == wo:  # no column to drop: straight into the output
+            np.matmul(weights, cols, out=out.reshape(n, g, m // g, length))
+            return
+        products = scratch("products", (n, g, m // g, length), x.dtype)
+        np.matmul(weights, cols, out=products)
+        out[...] = products.reshape(n, m, ho, wq)[..., :wo]
+
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
         when there is none)."""
@@ -285,14 +351,14 @@ class PreparedConv:
             matrix = w.transpose(2, 3, 0, 1).reshape(1, kh * kw * m, c)
         elif name == "rows":  # row i * M + m, column j * C + c holds w[m, c, i, j]
             matrix = w.transpose(2, 0, 3, 1).reshape(1, kh * m, kw * c)
-        else:  # one (M/g, C/g * kh * kw) matrix per group
+        else:  # im2col, flat: one (M/g, C/g * kh * kw) matrix per group
             matrix = w.reshape(g, m // g, c * kh * kw)
         if self.bias is not None:
             # the bias multiplies the row of ones; only the first tap (kernel row) carries it
             column = np.zeros(matrix.shape[:2] + (1,), w.dtype)
             column[:, : m // g, 0] = self.bias.reshape(-1, m // g)
             matrix = np.concatenate([matrix, column], axis=2)
-        arranged = np.ascontiguousarray(matrix if name == "im2col" else matrix[0])
+        arranged = np.ascontiguousarray(matrix if name in ("im2col", "flat") else matrix[0])
         self._arranged[name] = arranged
         return arranged
 

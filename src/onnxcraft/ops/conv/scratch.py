@@ -9,6 +9,7 @@ block per purpose; a call takes a view of it. Nothing returned to a caller lives
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -24,7 +25,7 @@ def scratch(purpose: str, shape: tuple[int, ...], dtype: np.dtype[np.generic]) -
     blocks: dict[str, np.ndarray] | None = getattr(_local, "blocks", None)
     if blocks is None:
         blocks = _local.blocks = {}
-    size = int(np.prod(shape)) * dtype.itemsize
+    size = math.prod(shape) * dtype.itemsize
     block = blocks.get(purpose)
     if block is None or block.size < size:
         block = blocks[purpose] = np.empty(max(size, 1), np.uint8)
