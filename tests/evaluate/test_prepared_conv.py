@@ -39,7 +39,7 @@ def _within_rounding(
 
 def _force(prepared: PreparedConv, x: np.ndarray, layout: str) -> None:
     """Make ``prepared`` use ``layout`` for inputs shaped like ``x``."""
-    prepared(x)  # resolves and caches the geometry
+    prepared._layout_for(x)  # resolves and caches the geometry
     key = x.shape[1:]
     prepared._layouts[key] = type(prepared._layouts[key])(prepared._layouts[key].geom, layout)
 
@@ -144,18 +144,26 @@ def test_strided_grouped_layouts_within_rounding(case: tuple, layout: str) -> No
     _within_rounding(prepared(x), x, w, b, attrs)
 
 
-def test_large_batches_run_image_by_image_within_rounding() -> None:
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("images_at_once", [1, 2, 5])
+def test_batches_in_chunks_within_rounding(
+    layout: str, images_at_once: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Images convolved one at a time, two at a time (the last chunk short) or all at once."""
+    monkeypatch.setattr(PreparedConv, "_images_at_once", lambda *_: images_at_once)
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((3, 40, 20, 20)).astype(np.float32)  # batch > 1, image by image
-    for w, attrs in (
-        (rng.standard_normal((8, 40, 3, 3)), {"pads": [1, 1, 1, 1]}),  # taps
-        (rng.standard_normal((24, 40, 3, 3)), {"pads": [1, 1, 1, 1]}),  # rows
-        (rng.standard_normal((24, 40, 3, 3)), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
-    ):
-        w32 = w.astype(np.float32)
-        prepared = prepare_conv(w32, None, attrs)
-        assert prepared is not None
-        _within_rounding(prepared(x), x, w32, None, attrs)
+    x = rng.standard_normal((5, 12, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((6, 12, 3, 2)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    attrs = {"pads": [1, 0, 2, 1], "dilations": [1, 2]}
+    residual = rng.standard_normal((5, 6, 1, 1)).astype(np.float32)
+    prepared = prepare_conv(w, b, attrs, add=lambda a, c: a + c, relu=lambda y: y)
+    assert prepared is not None
+    _force(prepared, x, layout)
+    got = prepared(x, residual)
+    expected = np.maximum(conv(x, w, b, **attrs) + residual, 0)
+    magnitude = conv(np.abs(x), np.abs(w), np.abs(b), **attrs) + np.abs(residual)
+    assert (np.abs(got - expected) <= RELATIVE[np.float32] * magnitude).all()
 
 
 def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[no-untyped-def]

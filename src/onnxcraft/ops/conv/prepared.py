@@ -132,7 +132,7 @@ class PreparedConv:
                 return self._after(y, residual)
             image = self._image(layout.name)
             rows = None if self.add is None else np.broadcast_to(residual, y.shape)
-            step = self._images_at_once(x, layout)
+            step = self._images_at_once(x, layout, self.weight.shape[0])
             for n in range(0, x.shape[0], step):
                 # each chunk of images finished while it is in cache: bias, residual, Relu
                 out = y[n : n + step]
@@ -187,20 +187,22 @@ class PreparedConv:
         return self._im2col_image
 
     @staticmethod
-    def _images_at_once(x: np.ndarray, layout: _Layout) -> int:
-        """How many images to convolve together: one for the taps and rows layouts and for a
-        large im2col; small ones together (fewer numpy calls), up to a cache-sized im2col."""
-        if layout.name not in ("im2col", "flat"):
+    def _images_at_once(x: np.ndarray, layout: _Layout, out_channels: int) -> int:
+        """How many images to convolve together: small im2col images together (fewer numpy
+        calls), up to a cache-sized working array; one at a time in the taps and rows
+        layouts (measured: several at once gained nothing on DenseNet and ResNet at batch 8,
+        and their products outgrow the cache)."""
+        if layout.name in ("taps", "rows"):
             return 1
-        taps = x.shape[1] * math.prod(layout.geom.kernel)
-        positions = math.prod(layout.geom.out_shape)
-        return max(1, _IM2COL_VALUES // max(1, int(taps * positions)))
+        geom = layout.geom
+        taps = int(x.shape[1]) * math.prod(geom.kernel)
+        return max(1, _IM2COL_VALUES // max(1, taps * math.prod(geom.out_shape)))
 
     def _whole_batch(self, x: np.ndarray, layout: _Layout, y: np.ndarray) -> None:
         """The convolution (bias included) into ``y``, nothing after it."""
         if layout.name != "nd":
             image = self._image(layout.name)
-            step = self._images_at_once(x, layout)
+            step = self._images_at_once(x, layout, self.weight.shape[0])
             for n in range(0, x.shape[0], step):
                 image(x[n : n + step], layout.geom, y[n : n + step])
             return
@@ -363,69 +365,76 @@ class PreparedConv:
         return arranged
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """One image (1, C, H, W) by the taps layout into ``out`` (1, M, Ho, Wo)."""
-        x, out = x[0], out[0]
-        c, h, w = x.shape
+        """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
+        n, c, h, w = x.shape
         m = self.weight.shape[0]
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
         (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
         hp, wp = h + top + bottom, w + left + right
         ho = geom.out_shape[0]
-        # Output rows are computed over the padded width, the last columns dropped. The flat
-        # image has room past its end for the last tap's slice (which runs into the dropped
-        # columns), and a row of ones for the bias.
+        # Output rows are computed over the padded width, the last columns dropped. Each
+        # flat image has room past its end for the last tap's slice (which runs into the
+        # dropped columns); the images sit side by side, with a row of ones for the bias.
         ones = 0 if self._bias is None else 1
-        flat = scratch("flat", (c + ones, hp * wp + (kw - 1) * dw), x.dtype)
+        span = hp * wp + (kw - 1) * dw
+        flat = scratch("flat", (c + ones, n, span), x.dtype)
         flat[:c] = 0
-        flat[:c, : hp * wp].reshape(c, hp, wp)[:, top : top + h, left : left + w] = x
+        grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
+        grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
         if ones:
             flat[c] = 1
-        products = scratch("products", (kh * kw * m, flat.shape[1]), x.dtype)
-        np.matmul(self._arrangement("taps"), flat, out=products)
+        products = scratch("products", (kh * kw * m, n * span), x.dtype)
+        np.matmul(self._arrangement("taps"), flat.reshape(c + ones, n * span), out=products)
         offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
-        self._sum_shifted(products, m, offsets, (ho, wp), out)
+        self._sum_shifted(products, offsets, (n, span), (ho, wp), out)
 
     def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """One image (1, C, H, W) by the rows layout into ``out`` (1, M, Ho, Wo)."""
-        c = x.shape[1]
-        m = self.weight.shape[0]
+        """Images (N, C, H, W) by the rows layout into ``out`` (N, M, Ho, Wo)."""
+        n, c = x.shape[:2]
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
         ho, wo = geom.out_shape
-        padded = self._padded(x, geom)[0]
-        hp = padded.shape[1]
+        padded = self._padded(x, geom)
+        hp = padded.shape[2]
         ones = 0 if self._bias is None else 1
-        cols = scratch("cols", (kw * c + ones, hp * wo), x.dtype)
-        windows = cols[: kw * c].reshape(kw, c, hp, wo)
+        cols = scratch("cols", (kw * c + ones, n, hp * wo), x.dtype)
+        windows = cols[: kw * c].reshape(kw, c, n, hp, wo)
         for j in range(kw):
-            windows[j] = padded[:, :, j * dw : j * dw + wo]
+            windows[j] = padded[:, :, :, j * dw : j * dw + wo].transpose(1, 0, 2, 3)
         if ones:
             cols[kw * c] = 1
-        products = scratch("products", (kh * m, hp * wo), x.dtype)
-        np.matmul(self._arrangement("rows"), cols, out=products)
-        self._sum_shifted(products, m, [i * dh * wo for i in range(kh)], (ho, wo), out[0])
+        products = scratch("products", (kh * self.weight.shape[0], n * hp * wo), x.dtype)
+        np.matmul(self._arrangement("rows"), cols.reshape(-1, n * hp * wo), out=products)
+        offsets = [i * dh * wo for i in range(kh)]
+        self._sum_shifted(products, offsets, (n, hp * wo), (ho, wo), out)
 
     @staticmethod
     def _sum_shifted(
         products: np.ndarray,
-        m: int,
         offsets: Sequence[int],
+        images: tuple[int, int],
         rows: tuple[int, int],
         out: np.ndarray,
     ) -> None:
-        """``out`` (M, Ho, Wo) = the sum over blocks b of ``products[b*m:(b+1)*m]`` from
-        column ``offsets[b]`` on, read as ``rows`` = (Ho, row length >= Wo) and cut to Wo."""
+        """``out`` (N, M, Ho, Wo) = the sum over blocks b of the rows b*M to (b+1)*M of
+        ``products``, whose columns hold ``images`` = (N, span) images side by side; each
+        block is read from column ``offsets[b]`` of each image on, as ``rows`` = (Ho, row
+        length >= Wo), and cut to Wo."""
+        n, span = images
         ho, width = rows
-        wo = out.shape[2]
+        m, wo = out.shape[1], out.shape[3]
         blocks = [
-            products[b * m : (b + 1) * m, off : off + ho * width].reshape(m, ho, width)[:, :, :wo]
+            products[b * m : (b + 1) * m]
+            .reshape(m, n, span)[:, :, off : off + ho * width]
+            .reshape(m, n, ho, width)[..., :wo]
             for b, off in enumerate(offsets)
         ]
+        target = out.transpose(1, 0, 2, 3)  # (M, N, Ho, Wo), a view of the output
         if len(blocks) == 1:
-            out[...] = blocks[0]
+            target[...] = blocks[0]
             return
-        np.add(blocks[0], blocks[1], out=out)
+        np.add(blocks[0], blocks[1], out=target)
         for block in blocks[2:]:
-            out += block
+            target += block
 
 
 def prepare_conv(
