@@ -28,11 +28,22 @@ LAYOUTS = ("taps", "rows", "im2col", "flat")
 
 
 def _within_rounding(
-    got: np.ndarray, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, attrs: dict
+    got: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    attrs: dict,
+    *,
+    per_channel: bool = False,
 ) -> None:
+    """Elementwise within ``RELATIVE`` of the convolution of absolute values (or, with
+    ``per_channel``, of its largest value in the output channel: Winograd's transforms mix a
+    4x4 tile, so an output's error follows its neighbours' magnitudes too)."""
     written = conv(x, w, b, **attrs)
     assert got.shape == written.shape and got.dtype == written.dtype
     magnitude = conv(np.abs(x), np.abs(w), None if b is None else np.abs(b), **attrs)
+    if per_channel and magnitude.size:
+        magnitude = np.broadcast_to(magnitude.max(axis=(2, 3), keepdims=True), magnitude.shape)
     limit = RELATIVE[x.dtype.type] * (magnitude + np.finfo(x.dtype).tiny)
     assert (np.abs(got.astype(np.float64) - written) <= limit).all()
 
@@ -75,6 +86,32 @@ def test_each_layout_within_rounding_of_the_written_kernel(case: tuple, layout: 
     _force(prepared, x, layout)
     _within_rounding(prepared(x), x, w, b, attrs)
     _within_rounding(prepared(x), x, w, b, attrs)  # again, with the working arrays reused
+
+
+@st.composite
+def three_by_three(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """3x3 stride-1 convolutions with any padding: what Winograd's F(2x2, 3x3) covers."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pads = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
+    h = draw(st.integers(max(1, 3 - pads[0] - pads[2]), 12))
+    w = draw(st.integers(max(1, 3 - pads[1] - pads[3]), 12))
+    c, m = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    x = rng.standard_normal((draw(st.integers(0, 3)), c, h, w)).astype(dtype)
+    weight = rng.standard_normal((m, c, 3, 3)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    return x, weight, b, {"pads": pads}
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=three_by_three())
+def test_winograd_within_rounding_of_the_written_kernel(case: tuple) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "winograd")
+    _within_rounding(prepared(x), x, w, b, attrs, per_channel=True)
+    _within_rounding(prepared(x), x, w, b, attrs, per_channel=True)
 
 
 @st.composite
@@ -186,7 +223,9 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 128, 56, 56), (32, 128, 3, 3), {"pads": [1] * 4}, "taps"),  # DenseNet
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
         ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
-        ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding rows cost
+        ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
+        ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "winograd"),
+        ((1, 96, 7, 7), (96, 96, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding rows cost
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
         ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already

@@ -15,6 +15,8 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
+- **winograd** (3x3, stride 1, 128 channels or more in and out): Winograd's F(2x2, 3x3),
+  16 products per 2x2 output tile instead of 36 (:mod:`onnxcraft.ops.conv.winograd`).
 - **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
   stride-2 stem): the padded image split into stride phases and flattened, so that every
   tap's windows are one contiguous slice per channel, copied into the im2col.
@@ -44,6 +46,7 @@ import numpy as np
 
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
 from onnxcraft.ops.conv.scratch import scratch
+from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
 __all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
@@ -54,13 +57,19 @@ _SMALLEST_PRODUCT = 64
 # Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
 # float32: they stay in cache while the product reads them).
 _IM2COL_VALUES = 1 << 17
+# Winograd's transforms pay for themselves from this many input and output channels on.
+_WINOGRAD_CHANNELS = 128
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
-    """``"taps"``, ``"rows"``, ``"flat"`` or ``"im2col"`` for a 2-D convolution of this shape.
+    """``"taps"``, ``"winograd"``, ``"rows"``, ``"flat"`` or ``"im2col"`` for a 2-D
+    convolution of this shape.
 
     From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
-    output has a quarter of the input's channels or fewer; rows when it has no more than the
+    output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
+    convolutions with 128 channels or more in and out (10 to 20% faster there, slower with
+    fewer channels, where its transforms cost more than the products it saves); rows when
+    the output has no more channels than the
     input and at least 12 rows (below, the padded rows it also computes cost more than the
     copies saved); flat for depthwise stride-1 convolutions and strided ones with large
     kernels (image stems: 7x7, stride 2), whose window copies are otherwise strided; the
@@ -78,6 +87,12 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "im2col"  # a view already, or too few terms in each sum to gain anything
     if 4 * out_channels <= channels:
         return "taps"
+    if (
+        geom.kernel == (3, 3)
+        and geom.dilations == (1, 1)
+        and min(channels, out_channels) >= _WINOGRAD_CHANNELS
+    ):
+        return "winograd"
     if out_channels <= channels and geom.out_shape[0] >= 12:
         return "rows"
     return "im2col"
@@ -182,6 +197,8 @@ class PreparedConv:
             return self._taps_image
         if name == "rows":
             return self._rows_image
+        if name == "winograd":
+            return self._winograd_image
         if name == "flat":
             return self._flat_image
         return self._im2col_image
@@ -192,7 +209,7 @@ class PreparedConv:
         calls), up to a cache-sized working array; one at a time in the taps and rows
         layouts (measured: several at once gained nothing on DenseNet and ResNet at batch 8,
         and their products outgrow the cache)."""
-        if layout.name in ("taps", "rows"):
+        if layout.name in ("taps", "rows", "winograd"):
             return 1
         geom = layout.geom
         taps = int(x.shape[1]) * math.prod(geom.kernel)
@@ -363,6 +380,14 @@ class PreparedConv:
         arranged = np.ascontiguousarray(matrix if name in ("im2col", "flat") else matrix[0])
         self._arranged[name] = arranged
         return arranged
+
+    def _winograd_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo)."""
+        u = self._arranged.get("winograd")
+        if u is None:
+            u = self._arranged["winograd"] = winograd_weights(self.weight)
+        for n in range(x.shape[0]):
+            winograd_image(x[n], geom, u, self._bias, out[n])
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
