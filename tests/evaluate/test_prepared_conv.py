@@ -224,8 +224,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
         ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
         ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
-        ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "winograd"),
-        ((1, 96, 7, 7), (96, 96, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding rows cost
+        ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
         ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already

@@ -15,8 +15,9 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
-- **winograd** (3x3, stride 1, 128 channels or more in and out): Winograd's F(2x2, 3x3),
-  16 products per 2x2 output tile instead of 36 (:mod:`onnxcraft.ops.conv.winograd`).
+- **winograd** (3x3, stride 1, 128 channels or more in and out, outputs of 8x8 or more):
+  Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
+  (:mod:`onnxcraft.ops.conv.winograd`).
 - **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
   stride-2 stem): the padded image split into stride phases and flattened, so that every
   tap's windows are one contiguous slice per channel, copied into the im2col.
@@ -67,13 +68,14 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
 
     From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
     output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
-    convolutions with 128 channels or more in and out (10 to 20% faster there, slower with
-    fewer channels, where its transforms cost more than the products it saves); rows when
-    the output has no more channels than the
-    input and at least 12 rows (below, the padded rows it also computes cost more than the
-    copies saved); flat for depthwise stride-1 convolutions and strided ones with large
-    kernels (image stems: 7x7, stride 2), whose window copies are otherwise strided; the
-    im2col for the rest, where every layout spends about the same beside the product.
+    convolutions with 128 channels or more in and out and 8 output rows and columns or more
+    (10 to 20% faster there; slower with fewer channels, where its transforms cost more than
+    the products it saves, and no faster on 7x7 outputs); rows when the output has no more
+    channels than the input and at least 12 rows (below, the padded rows it also computes
+    cost more than the copies saved); flat for depthwise stride-1 convolutions and strided
+    ones with large kernels (image stems: 7x7, stride 2), whose window copies are otherwise
+    strided; the im2col for the rest, where every layout spends about the same beside the
+    product.
     """
     if any(n == 0 for n in geom.out_shape) or out_channels == 0:
         return "im2col"
@@ -91,6 +93,7 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         geom.kernel == (3, 3)
         and geom.dilations == (1, 1)
         and min(channels, out_channels) >= _WINOGRAD_CHANNELS
+        and min(geom.out_shape) >= 8  # 7x7: tiles padded to 8x8 waste a third
     ):
         return "winograd"
     if out_channels <= channels and geom.out_shape[0] >= 12:
@@ -206,9 +209,9 @@ class PreparedConv:
     @staticmethod
     def _images_at_once(x: np.ndarray, layout: _Layout, out_channels: int) -> int:
         """How many images to convolve together: small im2col images together (fewer numpy
-        calls), up to a cache-sized working array; one at a time in the taps and rows
-        layouts (measured: several at once gained nothing on DenseNet and ResNet at batch 8,
-        and their products outgrow the cache)."""
+        calls), up to a cache-sized working array; one at a time in the taps, rows and
+        Winograd layouts (measured for taps and rows: several at once gained nothing on
+        DenseNet and ResNet at batch 8, and their products outgrow the cache)."""
         if layout.name in ("taps", "rows", "winograd"):
             return 1
         geom = layout.geom
@@ -358,8 +361,8 @@ class PreparedConv:
         return y
 
     def _arrangement(self, name: str) -> np.ndarray:
-        """The weights as the ``taps``, ``rows`` or ``im2col`` product wants them, the bias
-        as a last column (made on first use)."""
+        """The weights as the ``taps``, ``rows``, ``im2col`` or ``flat`` product wants them,
+        the bias as a last column (made on first use)."""
         arranged = self._arranged.get(name)
         if arranged is not None:
             return arranged

@@ -62,31 +62,29 @@ def winograd_image(
     # B^T d: along the rows of every tile at once (tile t's row i is padded row 2t + i)
     across = scratch("winograd rows", (4, c, th, 2 * tw + 2), x.dtype)
     _input_transform([padded[:, i : i + 2 * th : 2] for i in range(4)], across)
-    # then d B along the columns: V, 16 matrices of (C, tiles)
+    # then d B along the columns, for the four rows at once: V, 16 matrices of (C, tiles)
     v = scratch("winograd V", (4, 4, c, th, tw), x.dtype)
-    for a in range(4):
-        _input_transform([across[a][:, :, j : j + 2 * tw : 2] for j in range(4)], v[a])
+    _input_transform(
+        [across[:, :, :, j : j + 2 * tw : 2] for j in range(4)], v.transpose(1, 0, 2, 3, 4)
+    )
     products = scratch("winograd M", (16, m, th * tw), x.dtype)
     np.matmul(u, v.reshape(16, c, th * tw), out=products)
     mm = products.reshape(4, 4, m, th, tw)
-    # A^T m: the two output rows of each tile, for each of the four columns
-    first = scratch("winograd first", (4, m, th, tw), x.dtype)
-    second = scratch("winograd second", (4, m, th, tw), x.dtype)
-    for b in range(4):
-        np.add(mm[0, b], mm[1, b], out=first[b])
-        first[b] += mm[2, b]
-        np.subtract(mm[1, b], mm[2, b], out=second[b])
-        second[b] -= mm[3, b]
+    # A^T m: the two output rows of every tile, for the four columns at once
+    rows = scratch("winograd A^T m", (2, 4, m, th, tw), x.dtype)
+    np.add(mm[0], mm[1], out=rows[0])
+    rows[0] += mm[2]
+    np.subtract(mm[1], mm[2], out=rows[1])
+    rows[1] -= mm[3]
     # then m A: the two output columns, written into every tile's place
-    tiles = scratch("winograd output", (m, 2 * th, 2 * tw), x.dtype)
-    for row, s in enumerate((first, second)):
-        left_column = tiles[:, row::2, 0::2]
-        np.add(s[0], s[1], out=left_column)
-        left_column += s[2]
-        right_column = tiles[:, row::2, 1::2]
-        np.subtract(s[1], s[2], out=right_column)
-        right_column -= s[3]
+    tiles = scratch("winograd output", (m, th, 2, tw, 2), x.dtype)
+    by_row = tiles.transpose(2, 0, 1, 3, 4)  # (2 rows, M, th, tw, 2 columns)
+    np.add(rows[:, 0], rows[:, 1], out=by_row[..., 0])
+    by_row[..., 0] += rows[:, 2]
+    np.subtract(rows[:, 1], rows[:, 2], out=by_row[..., 1])
+    by_row[..., 1] -= rows[:, 3]
+    image = tiles.reshape(m, 2 * th, 2 * tw)[:, :ho, :wo]
     if bias is None:
-        out[...] = tiles[:, :ho, :wo]
+        out[...] = image
     else:
-        np.add(tiles[:, :ho, :wo], bias, out=out)
+        np.add(image, bias, out=out)
