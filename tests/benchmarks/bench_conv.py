@@ -47,10 +47,12 @@ SHAPES = [
     (116, 14, 116, 3, 1, 116),
     (116, 28, 116, 3, 2, 116),
 ]
-LAYOUTS = ("taps", "rows", "flat", "im2col")
+LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col")
 
 
-def applies(layout: str, stride: int, group: int) -> bool:
+def applies(layout: str, kernel: int, stride: int, group: int) -> bool:
+    if layout == "winograd":
+        return (kernel, stride, group) == (3, 1, 1)
     return layout in ("flat", "im2col") or (stride == 1 and group == 1)
 
 
@@ -83,7 +85,7 @@ def main() -> None:
             attrs: dict[str, Any] = {"pads": [k // 2] * 4, "strides": [stride] * 2, "group": group}
             runs = {"written": lambda x=x, w=w, b=b, a=attrs: np.maximum(conv(x, w, b, **a), 0)}
             for layout in LAYOUTS:
-                if applies(layout, stride, group):
+                if applies(layout, k, stride, group):
                     runs[layout] = forced(w, b, attrs, x, layout)
             chosen = prepare_conv(w, b, attrs)
             assert chosen is not None

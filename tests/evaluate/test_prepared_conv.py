@@ -203,6 +203,20 @@ def test_batches_in_chunks_within_rounding(
     assert (np.abs(got - expected) <= RELATIVE[np.float32] * magnitude).all()
 
 
+@pytest.mark.parametrize("layout", [*LAYOUTS, "winograd"])
+def test_inputs_that_are_views_within_rounding(layout: str) -> None:
+    """A transposed or sliced input (another step's view) reads as its values."""
+    rng = np.random.default_rng(9)
+    base = rng.standard_normal((3, 10, 9, 12)).astype(np.float32)
+    w = rng.standard_normal((5, 10, 3, 3)).astype(np.float32)
+    attrs = {"pads": [1, 1, 1, 1]}
+    for x in (base.transpose(0, 1, 3, 2), base[:, :, ::-1, 1:10], base[::2]):
+        prepared = prepare_conv(w, None, attrs)
+        assert prepared is not None
+        _force(prepared, x, layout)
+        _within_rounding(prepared(x), x, w, None, attrs, per_channel=layout == "winograd")
+
+
 def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[no-untyped-def]
     x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
     return conv_geometry(
