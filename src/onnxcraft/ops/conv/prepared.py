@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
-from onnxcraft.ops.conv.scratch import scratch
+from onnxcraft.ops.conv.scratch import clamp_at_zero, scratch
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
@@ -158,7 +158,7 @@ class PreparedConv:
                 if rows is not None:
                     np.add(out, rows[n : n + step], out=out)
                 if self.relu is not None:
-                    np.maximum(out, out.dtype.type(0), out=out)
+                    clamp_at_zero(out)
             return y
 
     # -- the convolution --------------------------------------------------------------------------
@@ -355,7 +355,7 @@ class PreparedConv:
                 y = self.add(y, residual) if self.conv_first else self.add(residual, y)
         if self.relu is not None:
             if isinstance(y, np.ndarray) and y.dtype in _FLOATS and y.flags.writeable:
-                np.maximum(y, y.dtype.type(0), out=y)
+                clamp_at_zero(y)
             else:
                 y = self.relu(y)
         return y
