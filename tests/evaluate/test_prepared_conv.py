@@ -20,7 +20,7 @@ import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
-from onnxcraft.ops.conv.scratch import clamp_at_zero, scratch
+from onnxcraft.ops.conv.scratch import scratch
 from onnxcraft.opset.ai.onnx import v21 as op
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
@@ -293,22 +293,6 @@ def test_scratch_arrays_are_reused_per_purpose_and_thread() -> None:
     thread.start()
     thread.join()
     assert not np.shares_memory(first, seen[0])
-
-
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("size", [0, 1, 1000, (1 << 18) + 5, 3 << 18])
-def test_clamp_at_zero_is_maximum_with_zero_bit_for_bit(dtype: type, size: int) -> None:
-    rng = np.random.default_rng(size)
-    values = rng.standard_normal(size).astype(dtype)
-    specials = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, -np.nan], dtype)
-    values[: min(size, 6)] = specials[: min(size, 6)]
-    expected = np.maximum(values, dtype(0))
-    got = values.copy()
-    clamp_at_zero(got)
-    assert got.tobytes() == expected.tobytes()
-    strided = values.copy()[::2]  # not contiguous: the plain maximum
-    clamp_at_zero(strided)
-    assert strided.tobytes() == np.maximum(values[::2], dtype(0)).tobytes()
 
 
 # -- in the evaluator -------------------------------------------------------------------------

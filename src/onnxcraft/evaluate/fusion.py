@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.evaluate.kernels import default_registry
+from onnxcraft.ops.clamp import clamp_at_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.ops.kernel_api import Step, SubgraphRef
 from onnxcraft.ops.normalization.folding import fold_batch_norm, is_inference_batch_norm
@@ -203,7 +204,8 @@ def _then_relu(kernel: Callable[..., Any], relu: Callable[..., Any]) -> Callable
         result = kernel(*args, **attributes)
         value = result[0] if isinstance(result, tuple) else result
         if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.flags.writeable:
-            return np.maximum(value, value.dtype.type(0), out=value)
+            clamp_at_zero(value)  # np.maximum's values, through its fast loop
+            return value
         return relu(value)
 
     return run

@@ -45,8 +45,9 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.ops.clamp import clamp_at_zero
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
-from onnxcraft.ops.conv.scratch import clamp_at_zero, scratch
+from onnxcraft.ops.conv.scratch import scratch
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
