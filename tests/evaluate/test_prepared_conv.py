@@ -9,7 +9,9 @@ and the Relu are exact.
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -20,7 +22,7 @@ import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
-from onnxcraft.ops.conv.scratch import scratch
+from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.opset.ai.onnx import v21 as op
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
@@ -284,15 +286,34 @@ def test_inputs_the_layouts_do_not_cover_run_as_written() -> None:
     np.testing.assert_array_equal(prepared(double), conv(double, w, pads=[1] * 4))
 
 
-def test_scratch_arrays_are_reused_per_purpose_and_thread() -> None:
-    first = scratch("test", (4, 5), np.dtype(np.float32))
-    again = scratch("test", (2, 3), np.dtype(np.float64))
+def test_working_arrays_are_reused_per_purpose_and_thread() -> None:
+    work = WorkingArrays()
+    first = work.take("test", (4, 5), np.dtype(np.float32))
+    again = work.take("test", (2, 3), np.dtype(np.float64))
     assert np.shares_memory(first, again) and again.shape == (2, 3)
     seen: list[np.ndarray] = []
-    thread = threading.Thread(target=lambda: seen.append(scratch("test", (4, 5), first.dtype)))
+    thread = threading.Thread(target=lambda: seen.append(work.take("test", (4, 5), first.dtype)))
     thread.start()
     thread.join()
     assert not np.shares_memory(first, seen[0])
+    assert not np.shares_memory(first, WorkingArrays().take("test", (4, 5), first.dtype))
+
+
+def test_working_arrays_belong_to_the_evaluator() -> None:
+    """One set for all the prepared convolutions of a plan, freed with the evaluator."""
+    rng = np.random.default_rng(3)
+    X = oc.arg("X", np.float32, (1, 8, 12, 12))
+    w1, w2 = (rng.standard_normal((8, 8, 3, 3)).astype(np.float32) for _ in range(2))
+    y = op.Conv(op.Conv(X, w1, pads=[1] * 4), w2, pads=[1] * 4)
+    evaluator = oc.Evaluator(oc.build([X], {"Y": y}))
+    prepared = [s.fn for s in evaluator._plan.steps if isinstance(s.fn, PreparedConv)]
+    assert len(prepared) == 2 and prepared[0].work is prepared[1].work
+    evaluator.run({"X": rng.standard_normal((1, 8, 12, 12)).astype(np.float32)})
+    assert prepared[0].work.blocks  # used by this thread
+    held = weakref.ref(prepared[0].work)
+    del evaluator, prepared
+    gc.collect()
+    assert held() is None
 
 
 # -- in the evaluator -------------------------------------------------------------------------

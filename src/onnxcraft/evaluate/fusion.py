@@ -41,6 +41,7 @@ from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
+from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.kernel_api import Step, SubgraphRef
 from onnxcraft.ops.normalization.folding import fold_batch_norm, is_inference_batch_norm
 
@@ -289,6 +290,7 @@ def _fits(a: Any, b: Any, target: Any) -> bool:
 def _prepare_convolutions(
     steps: list[Step], constants: dict[str, Any], inputs: set[str], kept: set[str]
 ) -> list[Step]:
+    work = WorkingArrays()  # the working memory of every prepared Conv of the plan
     readers = _readers(steps)
     fixed = set(constants) - inputs
     reader_of = {
@@ -338,6 +340,7 @@ def _prepare_convolutions(
             add=add_step.fn if add_step is not None else None,
             conv_first=add_step is None or add_step.inputs[0] == step.outputs[0],
             relu=relu_step.fn if relu_step is not None else None,
+            work=work,
         )
         if prepared is None:
             continue

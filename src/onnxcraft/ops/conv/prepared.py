@@ -47,7 +47,7 @@ import numpy as np
 
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
-from onnxcraft.ops.conv.scratch import scratch
+from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
@@ -125,8 +125,10 @@ class PreparedConv:
         add: Callable[..., Any] | None = None,
         conv_first: bool = True,
         relu: Callable[..., Any] | None = None,
+        work: WorkingArrays | None = None,
     ) -> None:
         self.weight = weight
+        self.work = WorkingArrays() if work is None else work  # shared by a plan's convs
         self.bias = bias
         self.attributes = dict(attributes)
         self.group = int(attributes.get("group", 1))
@@ -256,7 +258,7 @@ class PreparedConv:
                 out += self._bias
             return
         ones = 0 if self._bias is None else 1
-        cols = scratch("cols", (n, g, taps + ones, ho * wo), x.dtype)
+        cols = self.work.take("cols", (n, g, taps + ones, ho * wo), x.dtype)
         windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, ho, wo)
         source = padded.reshape(n, g, c // g, *padded.shape[2:])
         for i in range(kh):
@@ -290,7 +292,7 @@ class PreparedConv:
         hq, wq = -(-hp // sh), -(-wp // sw)
         length = ho * wq
         slack = (kw - 1) * dw // sw  # the last tap's slice runs this far past the phase
-        phases = scratch("flat", (n, sh * sw, c, hq * wq + slack), x.dtype)
+        phases = self.work.take("flat", (n, sh * sw, c, hq * wq + slack), x.dtype)
         phases[...] = 0
         if (sh, sw) == (1, 1):
             grid = phases[:, 0, :, : hq * wq].reshape(n, c, hq, wq)
@@ -304,7 +306,7 @@ class PreparedConv:
                     grid[:, :, : part.shape[2], : part.shape[3]] = part
         taps = (c // g) * kh * kw
         ones = 0 if self._bias is None else 1
-        cols = scratch("cols", (n, g, taps + ones, length), x.dtype)
+        cols = self.work.take("cols", (n, g, taps + ones, length), x.dtype)
         windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, length)
         for i in range(kh):
             for j in range(kw):
@@ -318,7 +320,7 @@ class PreparedConv:
         if wq == wo:  # no column to drop: straight into the output
             np.matmul(weights, cols, out=out.reshape(n, g, m // g, length))
             return
-        products = scratch("products", (n, g, m // g, length), x.dtype)
+        products = self.work.take("products", (n, g, m // g, length), x.dtype)
         np.matmul(weights, cols, out=products)
         out[...] = products.reshape(n, m, ho, wq)[..., :wo]
 
@@ -329,7 +331,7 @@ class PreparedConv:
         if not (top or left or bottom or right):
             return x
         n, c, h, w = x.shape
-        padded = scratch("padded", (n, c, h + top + bottom, w + left + right), x.dtype)
+        padded = self.work.take("padded", (n, c, h + top + bottom, w + left + right), x.dtype)
         padded[...] = 0
         padded[:, :, top : top + h, left : left + w] = x
         return padded
@@ -391,7 +393,7 @@ class PreparedConv:
         if u is None:
             u = self._arranged["winograd"] = winograd_weights(self.weight)
         for n in range(x.shape[0]):
-            winograd_image(x[n], geom, u, self._bias, out[n])
+            winograd_image(x[n], geom, u, self._bias, out[n], self.work)
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
@@ -406,13 +408,13 @@ class PreparedConv:
         # dropped columns); the images sit side by side, with a row of ones for the bias.
         ones = 0 if self._bias is None else 1
         span = hp * wp + (kw - 1) * dw
-        flat = scratch("flat", (c + ones, n, span), x.dtype)
+        flat = self.work.take("flat", (c + ones, n, span), x.dtype)
         flat[:c] = 0
         grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
         grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
         if ones:
             flat[c] = 1
-        products = scratch("products", (kh * kw * m, n * span), x.dtype)
+        products = self.work.take("products", (kh * kw * m, n * span), x.dtype)
         np.matmul(self._arrangement("taps"), flat.reshape(c + ones, n * span), out=products)
         offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
         self._sum_shifted(products, offsets, (n, span), (ho, wp), out)
@@ -425,13 +427,13 @@ class PreparedConv:
         padded = self._padded(x, geom)
         hp = padded.shape[2]
         ones = 0 if self._bias is None else 1
-        cols = scratch("cols", (kw * c + ones, n, hp * wo), x.dtype)
+        cols = self.work.take("cols", (kw * c + ones, n, hp * wo), x.dtype)
         windows = cols[: kw * c].reshape(kw, c, n, hp, wo)
         for j in range(kw):
             windows[j] = padded[:, :, :, j * dw : j * dw + wo].transpose(1, 0, 2, 3)
         if ones:
             cols[kw * c] = 1
-        products = scratch("products", (kh * self.weight.shape[0], n * hp * wo), x.dtype)
+        products = self.work.take("products", (kh * self.weight.shape[0], n * hp * wo), x.dtype)
         np.matmul(self._arrangement("rows"), cols.reshape(-1, n * hp * wo), out=products)
         offsets = [i * dh * wo for i in range(kh)]
         self._sum_shifted(products, offsets, (n, hp * wo), (ho, wo), out)
@@ -474,6 +476,7 @@ def prepare_conv(
     add: Callable[..., Any] | None = None,
     conv_first: bool = True,
     relu: Callable[..., Any] | None = None,
+    work: WorkingArrays | None = None,
 ) -> PreparedConv | None:
     """A :class:`PreparedConv` for a Conv with these constant weights, or None where the
     prepared layouts have nothing to offer (not float32/float64, a weight that is not an
@@ -488,4 +491,6 @@ def prepare_conv(
         return None
     if int(attributes.get("group", 1)) < 1:
         return None
-    return PreparedConv(weight, bias, attributes, add=add, conv_first=conv_first, relu=relu)
+    return PreparedConv(
+        weight, bias, attributes, add=add, conv_first=conv_first, relu=relu, work=work
+    )

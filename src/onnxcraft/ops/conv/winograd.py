@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from onnxcraft.ops.conv.scratch import scratch
+from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.im2col import WindowGeometry
 
 __all__ = ["winograd_image", "winograd_weights"]
@@ -46,7 +46,12 @@ def _input_transform(d: list[np.ndarray], out: np.ndarray) -> None:
 
 
 def winograd_image(
-    x: np.ndarray, geom: WindowGeometry, u: np.ndarray, bias: np.ndarray | None, out: np.ndarray
+    x: np.ndarray,
+    geom: WindowGeometry,
+    u: np.ndarray,
+    bias: np.ndarray | None,
+    out: np.ndarray,
+    work: WorkingArrays,
 ) -> None:
     """One image ``x`` (C, H, W) convolved by the transformed filters ``u`` (16, M, C) into
     ``out`` (M, Ho, Wo), plus ``bias`` (M, 1, 1) when given. ``geom``: 3x3, stride 1,
@@ -56,28 +61,28 @@ def winograd_image(
     ho, wo = geom.out_shape
     th, tw = -(-ho // 2), -(-wo // 2)  # 2x2 output tiles; a last half tile is cut off
     top, left = geom.pads_begin
-    padded = scratch("winograd input", (c, 2 * th + 2, 2 * tw + 2), x.dtype)
+    padded = work.take("winograd input", (c, 2 * th + 2, 2 * tw + 2), x.dtype)
     padded[...] = 0
     padded[:, top : top + h, left : left + w] = x  # 2 * th + 2 >= Ho + 2: the padded height
     # B^T d: along the rows of every tile at once (tile t's row i is padded row 2t + i)
-    across = scratch("winograd rows", (4, c, th, 2 * tw + 2), x.dtype)
+    across = work.take("winograd rows", (4, c, th, 2 * tw + 2), x.dtype)
     _input_transform([padded[:, i : i + 2 * th : 2] for i in range(4)], across)
     # then d B along the columns, for the four rows at once: V, 16 matrices of (C, tiles)
-    v = scratch("winograd V", (4, 4, c, th, tw), x.dtype)
+    v = work.take("winograd V", (4, 4, c, th, tw), x.dtype)
     _input_transform(
         [across[:, :, :, j : j + 2 * tw : 2] for j in range(4)], v.transpose(1, 0, 2, 3, 4)
     )
-    products = scratch("winograd M", (16, m, th * tw), x.dtype)
+    products = work.take("winograd M", (16, m, th * tw), x.dtype)
     np.matmul(u, v.reshape(16, c, th * tw), out=products)
     mm = products.reshape(4, 4, m, th, tw)
     # A^T m: the two output rows of every tile, for the four columns at once
-    rows = scratch("winograd A^T m", (2, 4, m, th, tw), x.dtype)
+    rows = work.take("winograd A^T m", (2, 4, m, th, tw), x.dtype)
     np.add(mm[0], mm[1], out=rows[0])
     rows[0] += mm[2]
     np.subtract(mm[1], mm[2], out=rows[1])
     rows[1] -= mm[3]
     # then m A: the two output columns, written into every tile's place
-    tiles = scratch("winograd output", (m, th, 2, tw, 2), x.dtype)
+    tiles = work.take("winograd output", (m, th, 2, tw, 2), x.dtype)
     by_row = tiles.transpose(2, 0, 1, 3, 4)  # (2 rows, M, th, tw, 2 columns)
     np.add(rows[:, 0], rows[:, 1], out=by_row[..., 0])
     by_row[..., 0] += rows[:, 2]
