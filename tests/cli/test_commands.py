@@ -16,6 +16,7 @@ import onnxcraft as oc
 from onnxcraft.cli.main import main
 from onnxcraft.cli.registry import COMMANDS
 from onnxcraft.core.check import check_ir
+from onnxcraft.opset.ai.onnx import v21 as op
 from tests.cli.conftest import Files
 from tests.cli.runner import onnxcraft
 from tests.node_cases import node_tests_root
@@ -129,6 +130,30 @@ def test_run_writes_the_outputs_oc_evaluate_computes(files: Files, tmp_path: Pat
     tensor = onnx.TensorProto.FromString((tmp_path / "Y.pb").read_bytes())
     assert tensor.name == "Y"
     np.testing.assert_array_equal(onnx.numpy_helper.to_array(tensor), expected)
+
+
+def test_run_no_fuse_runs_every_node_as_written(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    X = oc.arg("X", np.float32, (1, 16, 12, 12))
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    stats = [rng.uniform(0.5, 1.5, 16).astype(np.float32) for _ in range(4)]
+    y = op.Relu(op.BatchNormalization(op.Conv(X, w, pads=[1] * 4), *stats).Y)
+    path = tmp_path / "block.onnx"
+    oc.save(oc.build([X], {"Y": y}), path)
+    x = rng.standard_normal((1, 16, 12, 12)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    outputs = {}
+    for flags in ((), ("--no-fuse",)):
+        folder = tmp_path / ("written" if flags else "fused")
+        result = onnxcraft(
+            "run", str(path), "--input", f"X={tmp_path / 'x.npy'}", "-o", str(folder), *flags
+        )
+        assert result.returncode == 0, result.stderr
+        outputs[bool(flags)] = np.load(folder / "Y.npy")
+    model = oc.load(path)
+    assert outputs[True].tobytes() == oc.evaluate(model, {"X": x}, fuse=False)["Y"].tobytes()
+    assert outputs[False].tobytes() == oc.evaluate(model, {"X": x})["Y"].tobytes()
+    assert outputs[False].tobytes() != outputs[True].tobytes()  # the fold rounds differently
 
 
 def test_run_random_inputs_are_seeded(files: Files, tmp_path: Path) -> None:

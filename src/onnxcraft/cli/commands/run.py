@@ -5,6 +5,7 @@ Inputs come from files (--input NAME=FILE.npy|.pb) or, for those not given, from
 
     onnxcraft run model.onnx --input X=x.npy -o out/
     onnxcraft run model.onnx --random --seed 1 --dim N=8 --timeout 60
+    onnxcraft run model.onnx --random --no-fuse    # every node as written, for exact checks
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("npy", "pb"), default="npy", help="file format of -o (default npy)"
     )
+    parser.add_argument(
+        "--no-fuse",
+        action="store_true",
+        help="run every node as written: no BatchNormalization folded into a Conv, no "
+        "prepared convolutions (their rounding differs in the last places)",
+    )
     add_limit_arguments(parser)
     add_json_argument(parser)
 
@@ -39,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     feeds = feeds_from_arguments(model, args)
     with Progress() as progress:
         progress.stage(f"preparing {args.model}")
-        evaluator = Evaluator(model, limits=limits)
+        evaluator = Evaluator(model, limits=limits, fuse=not args.no_fuse)
         progress.stage(f"running {args.model}")
         started = time.perf_counter()
         outputs = evaluator.run(feeds, cancel=progress if progress.enabled else None)
