@@ -34,6 +34,7 @@ from onnxcraft.infer.graph import GraphInference, InferenceWarning, _signed_zero
 from onnxcraft.io import model_proto
 from onnxcraft.ops.conv.rules import general_conv_shape, static_conv_shape
 from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.shape.rules import general_concat, static_concat
 from onnxcraft.ops.windows import static_window_output, window_attributes, window_output_shape
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.proto.serde import model_from_proto, model_to_proto, with_inferred_types
@@ -337,3 +338,52 @@ def test_the_convolution_fast_path_answers_the_common_case() -> None:
     ctx = InferenceContext(op, types, [], attributes, 1, 21)
     assert static_conv_shape(ctx) is not None
     assert static_conv_shape(ctx) == general_conv_shape(ctx)
+
+
+@settings(max_examples=400, deadline=None)
+@given(count=st.integers(1, 5), rank=st.integers(0, 3), data=st.data())
+def test_static_concats_agree_with_the_general_path(
+    count: int, rank: int, data: st.DataObject
+) -> None:
+    """The Concat fast path answers what the general path answers (element types, ranks,
+    symbolic and unknown dims, negative and out-of-range axes), and declines whenever the
+    general path fails."""
+    op = op_info("", "Concat", 13)
+    dims = st.one_of(st.integers(0, 4), st.sampled_from(["N", "M", None]))
+    elems = st.sampled_from([np.float32, np.float32, np.float32, np.int64])
+    types: list[Any] = []
+    for _ in range(count):
+        kind = data.draw(st.sampled_from(["tensor"] * 6 + ["none", "unranked", "other rank"]))
+        if kind == "none":
+            types.append(None)
+        elif kind == "unranked":
+            types.append(oc.Tensor(data.draw(elems), None))
+        else:
+            size = rank + 1 if kind == "other rank" else rank
+            shape = data.draw(st.lists(dims, min_size=size, max_size=size))
+            types.append(oc.Tensor(data.draw(elems), shape))
+    attributes = {"axis": data.draw(st.integers(-4, 4))}
+    ctx = InferenceContext(op, types, [], attributes, 1, 21)
+    tensors = [ctx.tensor(i) for i in range(count)]
+    fast = static_concat(ctx, tensors)
+    try:
+        general: Any = general_concat(ctx, tensors)
+    except InferenceError:
+        general = "error"
+    if fast is not None:
+        assert fast == general
+
+
+def test_the_concat_fast_path_answers_the_common_case() -> None:
+    """DenseNet's concats: inputs of one batch and size, channels differing; and a joined
+    shape vector keeps its value (data propagation) on the fast path too."""
+    concat = op_info("", "Concat", 13)
+    types = [oc.Tensor(np.float32, ("N", c, 7, 7)) for c in (64, 32, 32)]
+    ctx = InferenceContext(concat, types, [], {"axis": 1}, 1, 21)
+    tensors = [ctx.tensor(i) for i in range(3)]
+    assert static_concat(ctx, tensors) == oc.Tensor(np.float32, ("N", 128, 7, 7))
+    assert static_concat(ctx, tensors) == general_concat(ctx, tensors)
+    x = oc.arg("x", np.float32, ("N", 3, 4))
+    target = op.Concat(op.Shape(x), np.array([1], np.int64), axis=0)  # [N, 3, 4, 1]
+    model = oc.infer_shapes(oc.build([x], {"y": op.Reshape(x, target)}))
+    assert model_from_proto(model).graph.outputs[0].type == oc.Tensor(np.float32, ("N", 3, 4, 1))

@@ -97,8 +97,11 @@ class GraphInference:
         self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
         self._attribute_dicts: dict[
-            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any]]
+            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any], dict[Any, Any]]
         ] = {}
+        # What rules derive from an operator version and its attributes, for nodes without
+        # attributes (InferenceContext.derived; alike lists keep theirs in _attribute_dicts).
+        self._bare_derived: dict[OpInfo, dict[Any, Any]] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -208,8 +211,12 @@ class GraphInference:
         names = node.inputs
         if self.strict:
             self._check_defined(node, types)
-        input_types = [types.get(n) if n else None for n in names]
-        input_values = [values.get(n) if n else None for n in names] if values else []
+        if "" in names:  # an optional input left out: its type and value are unknown
+            input_types = [types.get(n) if n else None for n in names]
+            input_values = [values.get(n) if n else None for n in names] if values else []
+        else:  # (the common case, looked up without a Python loop)
+            input_types = list(map(types.get, names))
+            input_values = list(map(values.get, names)) if values else []
         memo = self.memo
         in_range = False  # whether the output types are known to hold no dim past int64
         try:
@@ -407,20 +414,25 @@ class GraphInference:
             if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
                 self._check_arity(op, node)
         attrs = node.attributes
+        derived: dict[Any, Any] | None = None
         if not attrs:
             attributes = _NO_ATTRIBUTES
+            derived = self._bare_derived.get(op)
+            if derived is None:
+                derived = self._bare_derived[op] = {}
         else:
             # Alike nodes share their attribute list (the inference reader's): checked and
             # made a dict once per operator and list (kept with it, so its id stays its own).
             known = self._attribute_dicts.get((op, id(attrs)))
             if known is not None and known[0] is attrs:
-                attributes = known[1]
+                attributes, derived = known[1], known[2]
             else:
                 attributes = self._attributes(
                     node, op, input_types, input_values, types, values, opsets, commit, bodies
                 )
                 if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
-                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes)
+                    derived = {}
+                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
@@ -429,7 +441,15 @@ class GraphInference:
             else [bool(n) for n in node.inputs]
         )
         return infer_node(
-            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
+            op,
+            input_types,
+            input_values,
+            attributes,
+            len(node.outputs),
+            opset,
+            bodies,
+            present,
+            derived,
         )
 
     def _attributes(

@@ -279,17 +279,16 @@ def static_window_output(
     of a CNN that inference meets most.
     """
     nd = len(spatial)
-    try:
-        strides = _plain_ints(ctx, "strides", nd, 1, 1)
-        dilations = _plain_ints(ctx, "dilations", nd, 1, 1)
-        pads = _plain_ints(ctx, "pads", 2 * nd, 0, 0)
-        if strides is None or dilations is None or pads is None:
-            return None
-        if defined_attr(ctx, "auto_pad", "NOTSET") != "NOTSET":
-            return None
-        ceil_mode = bool(defined_attr(ctx, "ceil_mode", 0))
-    except (TypeError, ValueError, OverflowError):
+    # The attributes' part depends on the operator version and attributes alone: read once
+    # per alike group of nodes (the context's derived facts).
+    key = (_WINDOW, nd)
+    derived = ctx.derived
+    params = derived.get(key, _UNREAD)
+    if params is _UNREAD:
+        params = derived[key] = _static_window_params(ctx, nd)
+    if params is None:
         return None
+    strides, dilations, pads, ceil_mode = params
     out = []
     for axis in range(nd):
         size, k = spatial[axis], kernel[axis]
@@ -301,6 +300,29 @@ def static_window_output(
             return None
         out.append(window_count(size, begin, end, span, strides[axis], ceil_mode))
     return tuple(out)
+
+
+_WINDOW = "static window"  # the derived facts' key of _static_window_params' answer
+_UNREAD = object()  # not worked out yet (None is an answer: the fast path declines)
+
+
+def _static_window_params(
+    ctx: InferenceContext, nd: int
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool] | None:
+    """Strides, dilations, pads and ceil_mode of ``nd`` spatial axes, when the fast path of
+    :func:`static_window_output` can use them (else None)."""
+    try:
+        strides = _plain_ints(ctx, "strides", nd, 1, 1)
+        dilations = _plain_ints(ctx, "dilations", nd, 1, 1)
+        pads = _plain_ints(ctx, "pads", 2 * nd, 0, 0)
+        if strides is None or dilations is None or pads is None:
+            return None
+        if defined_attr(ctx, "auto_pad", "NOTSET") != "NOTSET":
+            return None
+        ceil_mode = bool(defined_attr(ctx, "ceil_mode", 0))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return strides, dilations, pads, ceil_mode
 
 
 def _plain_ints(

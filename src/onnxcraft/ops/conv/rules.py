@@ -93,11 +93,12 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
     for d in ws:
         if type(d) is not int:
             return None
-    try:
-        group = int(ctx.attr("group", 1))
-        declared = ctx.attr("kernel_shape")
-        declared = tuple(map(int, declared)) if declared else None
-    except (TypeError, ValueError, OverflowError):
+    derived = ctx.derived
+    attributes = derived.get(_CONV_ATTRIBUTES)
+    if attributes is None:  # read once per alike group of nodes (the context's derived facts)
+        attributes = derived[_CONV_ATTRIBUTES] = _conv_attributes(ctx)
+    group, declared = attributes
+    if group is None:
         return None
     kernel = ws[2:]
     if group < 1 or group_mismatch(xs[1], ws[0], ws[1], group) is not None:  # type: ignore[arg-type]
@@ -106,6 +107,20 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
         return None
     spatial = static_window_output(ctx, xs[2:], kernel)
     return None if spatial is None else (xs[0], ws[0], *spatial)
+
+
+_CONV_ATTRIBUTES = "static conv"  # the derived facts' key of _conv_attributes' answer
+
+
+def _conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int, ...] | None]:
+    """group and the declared kernel_shape as the fast path reads them (group None: they
+    cannot be read so, the general path words why)."""
+    try:
+        group = int(ctx.attr("group", 1))
+        declared = ctx.attr("kernel_shape")
+        return group, tuple(map(int, declared)) if declared else None
+    except (TypeError, ValueError, OverflowError):
+        return None, None
 
 
 def general_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
