@@ -110,6 +110,13 @@ class _StorageVerdict:
         owner._malformed = problem
 
 
+def _judge_storage(owner: TensorData | Attribute, judge: Callable[[], str]) -> None:
+    """Leave the verdict on the file's storage to ``judge``, run on first use of
+    ``malformed`` (the reader knows the message; a large model's tensors need not all be
+    judged to be inferred or evaluated)."""
+    owner._judge = judge
+
+
 class TensorData:
     """A named tensor whose numpy value is produced on first use."""
 
@@ -152,11 +159,7 @@ class TensorData:
     # What is wrong with how the file stored the data (size against dims, field), or "".
     malformed = _StorageVerdict()
 
-    def judge_storage(self, judge: Callable[[], str]) -> None:
-        """Leave the verdict on the file's storage to ``judge``, run on first use of
-        :attr:`malformed` (the reader knows the message; a large model's tensors need not
-        all be judged to be inferred or evaluated)."""
-        self._judge = judge
+    judge_storage = _judge_storage
 
     @classmethod
     def from_array(cls, name: str, array: np.ndarray, elem_type: ElementType) -> TensorData:
@@ -215,7 +218,7 @@ class Attribute:
     # What is wrong with how the file stored it (a value outside its type's field), "" if
     # nothing; judged on first use (see TensorData.judge_storage).
     malformed = _StorageVerdict()
-    judge_storage = TensorData.judge_storage
+    judge_storage = _judge_storage
 
 
 @dataclass

@@ -23,9 +23,22 @@ def _bits(values: dict[str, np.ndarray]) -> dict[str, bytes]:
     return {k: np.ascontiguousarray(v).tobytes() + str(v.dtype).encode() for k, v in values.items()}
 
 
-def _conv(x: oc.Var, rng: np.random.Generator, c_in: int, c_out: int, dtype: type) -> oc.Var:
-    w = rng.standard_normal((c_out, c_in, 3, 3)).astype(dtype)
-    return op.Conv(x, w, pads=(1, 1, 1, 1))
+class _Weights:
+    """Conv weights fed as graph inputs: a Conv with constant weights runs prepared and takes
+    the residual Add itself (tests/evaluate/test_prepared_conv.py); a fed one runs its own
+    kernel, whose fresh array the in-place Add then writes over."""
+
+    def __init__(self) -> None:
+        self.args: list[oc.Var] = []
+        self.feeds: dict[str, np.ndarray] = {}
+
+    def conv(
+        self, x: oc.Var, rng: np.random.Generator, c_in: int, c_out: int, dtype: type
+    ) -> oc.Var:
+        name = f"W{len(self.args)}"
+        self.feeds[name] = rng.standard_normal((c_out, c_in, 3, 3)).astype(dtype)
+        self.args.append(oc.arg(name, dtype, (c_out, c_in, 3, 3)))
+        return op.Conv(x, self.args[-1], pads=(1, 1, 1, 1))
 
 
 @settings(max_examples=25, deadline=None)
@@ -43,9 +56,10 @@ def test_in_place_equals_as_written(
 ) -> None:
     rng = np.random.default_rng(seed)
     X = oc.arg("X", dtype, (batch, 3, 5, 4))
-    conv = _conv(X, rng, 3, 4, dtype)
+    weights = _Weights()
+    conv = weights.conv(X, rng, 3, 4, dtype)
     if other == "same":
-        second = _conv(X, rng, 3, 4, dtype)  # fresh too: only one of them is overwritten
+        second = weights.conv(X, rng, 3, 4, dtype)  # fresh too: only one is overwritten
     elif other == "channel":
         second = rng.standard_normal((4, 1, 1)).astype(dtype)
     elif other == "scalar":
@@ -56,11 +70,11 @@ def test_in_place_equals_as_written(
     y = getattr(op, kind)(*pair)
     if relu:
         y = op.Relu(y)
-    model = oc.build([X], {"Y": y})
+    model = oc.build([X, *weights.args], {"Y": y})
     x = rng.standard_normal((batch, 3, 5, 4)).astype(dtype)
     kept = x.copy()
-    fused = oc.evaluate(model, {"X": x})
-    written = oc.evaluate(model, {"X": x}, fuse=False)
+    fused = oc.evaluate(model, {"X": x, **weights.feeds})
+    written = oc.evaluate(model, {"X": x, **weights.feeds}, fuse=False)
     assert _bits(fused) == _bits(written)
     assert np.array_equal(x, kept)  # the feed is never written
 
@@ -68,29 +82,31 @@ def test_in_place_equals_as_written(
 def test_rewritten_only_over_a_fresh_single_reader() -> None:
     rng = np.random.default_rng(0)
     X = oc.arg("X", np.float32, (2, 3, 5, 4))
-    conv = _conv(X, rng, 3, 3, np.float32)
-    shared = _conv(X, rng, 3, 3, np.float32)
+    weights = _Weights()
+    conv = weights.conv(X, rng, 3, 3, np.float32)
+    shared = weights.conv(X, rng, 3, 3, np.float32)
     residual = op.Add(conv, X)  # conv read once: in place; X is a feed
     twice = op.Add(shared, residual)  # shared is read twice (also below)
-    model = oc.build([X], {"Y": twice, "S": op.Mul(shared, 2.0)})
+    model = oc.build([X, *weights.args], {"Y": twice, "S": op.Mul(shared, 2.0)})
     plan = oc.Evaluator(model)._plan
     in_place = [s.node.op_type for s in plan.steps if s.fn in _IN_PLACE_KERNELS]
     # residual (over conv) and twice (over residual, itself fresh); not the Mul over shared.
     assert in_place == ["Add", "Add"]
     # A Relu after an in-place Add is merged into it (clamping the same array).
-    model = oc.build([X], {"Y": op.Relu(twice), "S": op.Mul(shared, 2.0)})
+    model = oc.build([X, *weights.args], {"Y": op.Relu(twice), "S": op.Mul(shared, 2.0)})
     plan = oc.Evaluator(model)._plan
     assert [s.node.op_type for s in plan.steps] == ["Conv", "Conv", "Add", "Add", "Mul"]
-    x = rng.standard_normal((2, 3, 5, 4)).astype(np.float32)
-    fused = oc.evaluate(model, {"X": x})
-    assert _bits(fused) == _bits(oc.evaluate(model, {"X": x}, fuse=False))
+    feeds = {"X": rng.standard_normal((2, 3, 5, 4)).astype(np.float32), **weights.feeds}
+    fused = oc.evaluate(model, feeds)
+    assert _bits(fused) == _bits(oc.evaluate(model, feeds, fuse=False))
 
 
 def test_graph_outputs_constants_and_caller_kernels_are_left_alone() -> None:
     rng = np.random.default_rng(1)
     X = oc.arg("X", np.float32, (1, 3, 5, 4))
-    conv = _conv(X, rng, 3, 3, np.float32)
-    model = oc.build([X], {"C": conv, "Y": op.Add(conv, 1.0)})  # conv is a graph output
+    weights = _Weights()
+    conv = weights.conv(X, rng, 3, 3, np.float32)
+    model = oc.build([X, *weights.args], {"C": conv, "Y": op.Add(conv, 1.0)})  # an output
     assert not any(s.fn in _IN_PLACE_KERNELS for s in oc.Evaluator(model)._plan.steps)
     folded = oc.build([X], {"Y": op.Add(X, op.Add(np.ones((1, 3, 5, 4), np.float32), 1.0))})
     assert not any(s.fn in _IN_PLACE_KERNELS for s in oc.Evaluator(folded)._plan.steps)
@@ -109,10 +125,12 @@ def test_graph_outputs_constants_and_caller_kernels_are_left_alone() -> None:
         assert entry is not None
         fn = add if entry.op_type == "Add" else entry.fn
         own.add(entry.op_type, fn, since=key[2], domain=entry.domain, context=entry.context)
-    model = oc.build([X], {"Y": op.Add(_conv(X, rng, 3, 3, np.float32), 1.0)})
+    weights = _Weights()
+    fresh = weights.conv(X, rng, 3, 3, np.float32)
+    model = oc.build([X, *weights.args], {"Y": op.Add(fresh, 1.0)})
     evaluator = oc.Evaluator(model, kernels=own)
     assert not any(s.fn in _IN_PLACE_KERNELS for s in evaluator._plan.steps)
-    evaluator.run({"X": np.ones((1, 3, 5, 4), np.float32)})
+    evaluator.run({"X": np.ones((1, 3, 5, 4), np.float32), **weights.feeds})
     assert calls == [1]
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.ops.activation.clamp import at_least_zero, zeros_like_view
+from onnxcraft.ops.clamp import at_least_zero, zeros_like_view
 from onnxcraft.opset.ai.onnx import v21 as op
 
 _SPECIALS = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, -2.5, 3.25]

@@ -1,6 +1,6 @@
 """Rewrites of a prepared graph that save whole passes over activations (``fuse=True``).
 
-Five rewrites:
+The rewrites:
 
 - A Conv followed by an inference BatchNormalization that alone reads the Conv's output
   becomes one Conv with folded weights (:mod:`onnxcraft.ops.normalization.folding` says how,
@@ -18,6 +18,10 @@ Five rewrites:
   values, without a new array.
 - Concats whose inputs grow one list (DenseNet's blocks) share one buffer, each copying
   only the inputs the one before it had not (:mod:`onnxcraft.evaluate.concat_chains`).
+- A Conv whose weights are constants of the graph runs prepared
+  (:mod:`onnxcraft.ops.conv.prepared`: layouts that avoid most of the im2col copy, rounding
+  within float precision of the written kernel), with the Add that alone reads its output
+  (a residual connection) and then the Relu that alone reads that, applied in place.
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -35,7 +39,9 @@ import numpy as np
 
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.kernels import default_registry
-from onnxcraft.ops.activation.clamp import at_least_zero
+from onnxcraft.ops.clamp import at_least_zero
+from onnxcraft.ops.conv.prepared import prepare_conv
+from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.kernel_api import Step, SubgraphRef
 from onnxcraft.ops.normalization.folding import fold_batch_norm, is_inference_batch_norm
 
@@ -58,6 +64,8 @@ def fuse_steps(
     names no graph can use (they start with a NUL character).
     """
     steps = _fold_batch_norms(steps, constants, inputs, kept)
+    # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
+    steps = _prepare_convolutions(steps, constants, inputs, kept)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     steps = share_concat_buffers(steps, kept, _is_library_step)
@@ -277,6 +285,72 @@ def _fits(a: Any, b: Any, target: Any) -> bool:
         return bool(np.broadcast_shapes(a.shape, b.shape) == target.shape)
     except ValueError:  # not broadcastable: the kernel says so
         return False
+
+
+def _prepare_convolutions(
+    steps: list[Step], constants: dict[str, Any], inputs: set[str], kept: set[str]
+) -> list[Step]:
+    work = WorkingArrays()  # the working memory of every prepared Conv of the plan
+    readers = _readers(steps)
+    fixed = set(constants) - inputs
+    reader_of = {
+        name: index for index, step in enumerate(steps) for name in set(step.inputs) if name
+    }  # the last step reading each name: the only one where readers[name] == 1
+    replaced: dict[int, Step] = {}
+    dropped: set[int] = set()
+    for index, step in enumerate(steps):
+        if not _is_standard(step, "Conv") or not _library_kernel(step) or index in dropped:
+            continue
+        if len(step.outputs) != 1 or not 2 <= len(step.inputs) <= 3:
+            continue
+        weight, bias = step.inputs[1], step.inputs[2] if len(step.inputs) > 2 else ""
+        if not step.inputs[0] or weight not in fixed or (bias and bias not in fixed):
+            continue
+
+        def sole_reader(name: str, op_type: str, since: int) -> int | None:
+            if name in kept or readers[name] != 1:
+                return None
+            at = reader_of[name]
+            reader = steps[at]
+            if at in replaced or at in dropped or not _is_standard(reader, op_type):
+                return None
+            if reader.since_version < since or not _library_kernel(reader):
+                return None
+            return at
+
+        inputs_of_step = [step.inputs[0]]
+        output, last = step.outputs[0], index
+        add_at = sole_reader(output, "Add", 7)  # 7: numpy broadcasting, no attributes
+        add_step = steps[add_at] if add_at is not None else None
+        others = [name for name in add_step.inputs if name != output] if add_step else []
+        if add_step is None or len(add_step.inputs) != 2 or len(others) != 1 or not others[0]:
+            add_at = add_step = None  # no Add, or Add(y, y): left as written
+        else:
+            assert add_at is not None  # add_step came from it
+            inputs_of_step.append(others[0])
+            output, last = add_step.outputs[0], add_at
+        relu_at = sole_reader(output, "Relu", 6)
+        relu_step = steps[relu_at] if relu_at is not None else None
+        if relu_step is not None and relu_at is not None:
+            output, last = relu_step.outputs[0], relu_at
+        prepared = prepare_conv(
+            constants[weight],
+            constants[bias] if bias else None,
+            step.attributes,
+            add=add_step.fn if add_step is not None else None,
+            conv_first=add_step is None or add_step.inputs[0] == step.outputs[0],
+            relu=relu_step.fn if relu_step is not None else None,
+            work=work,
+        )
+        if prepared is None:
+            continue
+        # The fused step sits where its last node was: the Add's other input may be computed
+        # after the Conv (a shortcut's own Conv), and the Conv's inputs are there already.
+        replaced[last] = replace(
+            step, fn=prepared, inputs=inputs_of_step, outputs=[output], attributes={}
+        )
+        dropped.update(at for at in (index, add_at, relu_at) if at is not None and at != last)
+    return _rebuilt(steps, replaced, dropped)
 
 
 def _then_relu(kernel: Callable[..., Any], relu: Callable[..., Any]) -> Callable[..., Any]:

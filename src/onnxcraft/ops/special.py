@@ -164,7 +164,7 @@ _constants: dict[float, np.ndarray] = {}
 
 def _constant(value: float, size: int) -> np.ndarray:
     """``size`` float64 copies of ``value``, read-only and shared: numpy's minimum against
-    an array runs four times faster than against a scalar (see ops/activation/clamp.py)."""
+    an array runs four times faster than against a scalar (see ops/clamp.py)."""
     held = _constants.get(value)
     if held is None or held.size < size:
         held = np.full(max(size, _BLOCK), value)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.dtypes import element_type_of
-from onnxcraft.ops.activation.clamp import at_least_zero
+from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.kernel_api import Kernel, KernelRegistry
 from onnxcraft.ops.kernel_common import (
     compute_in_float32,

@@ -2,5 +2,7 @@
 
 Operators: Conv, ConvInteger, QLinearConv.
 
-Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``, ``shapes``.
+Parts: ``rules``, ``kernels``, ``vjp``, ``recipes``, ``shapes``; ``prepared`` (a Conv with
+constant weights, prepared once for the evaluator) with its ``scratch`` arrays and
+``winograd`` (F(2x2, 3x3)).
 """

@@ -1,0 +1,496 @@
+"""A Conv whose weights are constants of the model, prepared once for the evaluator's ``fuse``.
+
+The kernel as written (:func:`onnxcraft.ops.conv.kernels.conv`) copies every window of the
+input into an im2col matrix, ``kernel taps x channels x positions`` values, then makes one
+matrix product. For a 3x3 convolution that copy is nine times the input, and OpenBLAS then
+packs it again. With the weights known when the model is prepared, two layouts avoid most of
+it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Inception):
+
+- **taps** (output channels far fewer than input channels, DenseNet's 128 -> 32): every tap's
+  weights stacked into one ``(taps * M, C)`` matrix multiply the padded image itself, flattened
+  so that each tap's window is one contiguous slice of a row (computed over the padded width,
+  the extra columns dropped). The output is the sum of the taps' shifted row blocks: copies
+  of ``M`` channels instead of ``C``.
+- **rows** (as many output channels as input or fewer, images of 12 rows or more): the image
+  copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
+  weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
+  the result.
+- **winograd** (3x3, stride 1, 128 channels or more in and out, outputs of 8x8 or more):
+  Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
+  (:mod:`onnxcraft.ops.conv.winograd`).
+- **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
+  stride-2 stem): the padded image split into stride phases and flattened, so that every
+  tap's windows are one contiguous slice per channel, copied into the im2col.
+
+Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
+together), copied tap by tap (whole rows of positions per copy) into a working array and
+multiplied straight into the output; a 1x1 stride-1 convolution multiplies the image itself.
+1-D and 3-D convolutions run the written im2col. With a bias, the copied arrays get a row of
+ones and the weights the bias as a column: the product adds it. Working arrays are reused
+from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output gets the
+residual Add and the Relu while it is still in cache.
+
+These change how the products are summed, so they round differently from the kernel as
+written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``);
+the evaluator uses them only with ``fuse=True``. The residual Add and the Relu are exactly
+the nodes' (``a + b`` in place rounds as ``a + b``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from onnxcraft.ops.clamp import at_least_zero
+from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
+from onnxcraft.ops.conv.scratch import WorkingArrays
+from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
+from onnxcraft.ops.im2col import WindowGeometry
+
+__all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# Below this many terms (channels x taps) in each output's sum the im2col is small anyway.
+_SMALLEST_PRODUCT = 64
+# Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
+# float32: they stay in cache while the product reads them).
+_IM2COL_VALUES = 1 << 17
+# Winograd's transforms pay for themselves from this many input and output channels on.
+_WINOGRAD_CHANNELS = 128
+
+
+def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
+    """``"taps"``, ``"winograd"``, ``"rows"``, ``"flat"`` or ``"im2col"`` for a 2-D
+    convolution of this shape.
+
+    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
+    output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
+    convolutions with 128 channels or more in and out and 8 output rows and columns or more
+    (10 to 20% faster there; slower with fewer channels, where its transforms cost more than
+    the products it saves, and no faster on 7x7 outputs); rows when the output has no more
+    channels than the input and at least 12 rows (below, the padded rows it also computes
+    cost more than the copies saved); flat for depthwise stride-1 convolutions and strided
+    ones with large kernels (image stems: 7x7, stride 2), whose window copies are otherwise
+    strided; the im2col for the rest, where every layout spends about the same beside the
+    product.
+    """
+    if any(n == 0 for n in geom.out_shape) or out_channels == 0:
+        return "im2col"
+    stride_one = geom.strides == (1, 1)
+    if group > 1:
+        depthwise = group == channels and stride_one and geom.kernel != (1, 1)
+        return "flat" if depthwise else "im2col"
+    if not stride_one:
+        return "flat" if min(geom.kernel) >= 5 else "im2col"
+    if geom.kernel == (1, 1) or channels * geom.kernel[0] * geom.kernel[1] < _SMALLEST_PRODUCT:
+        return "im2col"  # a view already, or too few terms in each sum to gain anything
+    if 4 * out_channels <= channels:
+        return "taps"
+    if (
+        geom.kernel == (3, 3)
+        and geom.dilations == (1, 1)
+        and min(channels, out_channels) >= _WINOGRAD_CHANNELS
+        and min(geom.out_shape) >= 8  # 7x7: tiles padded to 8x8 waste a third
+    ):
+        return "winograd"
+    if out_channels <= channels and geom.out_shape[0] >= 12:
+        return "rows"
+    return "im2col"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    geom: WindowGeometry
+    name: str
+
+
+class PreparedConv:
+    """Conv (then, optionally, a residual Add and a Relu) with constant weights.
+
+    Called with the Conv's data input, then the Add's other input when an Add is fused.
+    Inputs the fast layouts do not cover (another dtype or rank, a channel count the weights
+    do not fit) run the nodes as written, with the kernels they would have run.
+    """
+
+    def __init__(
+        self,
+        weight: np.ndarray,
+        bias: np.ndarray | None,
+        attributes: dict[str, Any],
+        *,
+        add: Callable[..., Any] | None = None,
+        conv_first: bool = True,
+        relu: Callable[..., Any] | None = None,
+        work: WorkingArrays | None = None,
+    ) -> None:
+        self.weight = weight
+        self.work = WorkingArrays() if work is None else work  # shared by a plan's convs
+        self.bias = bias
+        self.attributes = dict(attributes)
+        self.group = int(attributes.get("group", 1))
+        self.add = add  # the Add kernel, for inputs it cannot add in place
+        self.conv_first = conv_first  # whether the Conv's output is the Add's first input
+        self.relu = relu  # the Relu kernel, for results it cannot clamp in place
+        self._layouts: dict[tuple[int, ...], _Layout] = {}
+        self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
+        self._bias = None if bias is None else bias.reshape(-1, 1, 1)
+
+    def __call__(self, x: Any, residual: Any = None) -> np.ndarray:
+        with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
+            layout = self._layout_for(x)
+            if layout is None:  # not a case of the layouts: the nodes as written
+                return self._after(self._as_written(x), residual)
+            y = np.empty((x.shape[0], self.weight.shape[0], *layout.geom.out_shape), x.dtype)
+            if y.size == 0:
+                return self._after(y, residual)
+            in_place = self.add is None or self._adds_in_place(residual, y)
+            if layout.name == "nd" or not in_place:
+                self._whole_batch(x, layout, y)
+                return self._after(y, residual)
+            image = self._image(layout.name)
+            rows = None if self.add is None else np.broadcast_to(residual, y.shape)
+            step = self._images_at_once(x, layout, self.weight.shape[0])
+            for n in range(0, x.shape[0], step):
+                # each chunk of images finished while it is in cache: bias, residual, Relu
+                out = y[n : n + step]
+                image(x[n : n + step], layout.geom, out)
+                if rows is not None:
+                    np.add(out, rows[n : n + step], out=out)
+                if self.relu is not None:
+                    at_least_zero(out, out=out)
+            return y
+
+    # -- the convolution --------------------------------------------------------------------------
+
+    def _layout_for(self, x: Any) -> _Layout | None:
+        w = self.weight
+        if not isinstance(x, np.ndarray) or x.dtype != w.dtype or x.ndim != w.ndim:
+            return None
+        layout = self._layouts.get(x.shape[1:])
+        if layout is None:
+            check_conv_operands("Conv", x, w, self.group)
+            geom = self._geometry(x)
+            name = (
+                "nd" if geom.ndim != 2 else choose_layout(geom, x.shape[1], w.shape[0], self.group)
+            )
+            layout = self._layouts[x.shape[1:]] = _Layout(geom, name)
+        return layout
+
+    def _as_written(self, x: Any) -> np.ndarray:
+        result: np.ndarray = conv(x, self.weight, self.bias, **self.attributes)
+        return result
+
+    def _geometry(self, x: np.ndarray) -> WindowGeometry:
+        a = self.attributes
+        return conv_geometry(
+            "Conv",
+            x,
+            self.weight,
+            kernel_shape=a.get("kernel_shape"),
+            strides=a.get("strides"),
+            dilations=a.get("dilations"),
+            pads=a.get("pads"),
+            auto_pad=a.get("auto_pad", "NOTSET"),
+        )
+
+    def _image(self, name: str) -> Callable[[np.ndarray, WindowGeometry, np.ndarray], None]:
+        """The function convolving one image into its output for layout ``name``."""
+        if name == "taps":
+            return self._taps_image
+        if name == "rows":
+            return self._rows_image
+        if name == "winograd":
+            return self._winograd_image
+        if name == "flat":
+            return self._flat_image
+        return self._im2col_image
+
+    @staticmethod
+    def _images_at_once(x: np.ndarray, layout: _Layout, out_channels: int) -> int:
+        """How many images to convolve together: small im2col images together (fewer numpy
+        calls), up to a cache-sized working array; one at a time in the taps, rows and
+        Winograd layouts (measured for taps and rows: several at once gained nothing on
+        DenseNet and ResNet at batch 8, and their products outgrow the cache)."""
+        if layout.name in ("taps", "rows", "winograd"):
+            return 1
+        geom = layout.geom
+        taps = int(x.shape[1]) * math.prod(geom.kernel)
+        return max(1, _IM2COL_VALUES // max(1, taps * math.prod(geom.out_shape)))
+
+    def _whole_batch(self, x: np.ndarray, layout: _Layout, y: np.ndarray) -> None:
+        """The convolution (bias included) into ``y``, nothing after it."""
+        if layout.name != "nd":
+            image = self._image(layout.name)
+            step = self._images_at_once(x, layout, self.weight.shape[0])
+            for n in range(0, x.shape[0], step):
+                image(x[n : n + step], layout.geom, y[n : n + step])
+            return
+        geom = layout.geom
+        if x.shape[0] > 0:  # N-D: the written im2col over the batch
+            y[...] = grouped_conv(x, self.weight, geom, self.group)
+        if self._bias is not None:
+            y += self._bias.reshape((1, -1) + (1,) * geom.ndim)
+
+    def _im2col_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo): the windows copied tap by tap
+        (each copy whole rows of positions) into a working array, then one product per group
+        and image. With a bias, the array gets a row of ones and the weights the bias as a
+        column, so the product adds it (no pass of its own)."""
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        ho, wo = geom.out_shape
+        taps = (c // g) * kh * kw
+        padded = self._padded(x, geom)
+        itself = (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo)
+        # a 1x1 convolution multiplies the images themselves, unless copying them with a row
+        # of ones costs less than a pass of the bias over the (wider) output
+        if itself and (self._bias is None or c >= m):
+            weights = self.weight.reshape(g, m // g, taps)
+            np.matmul(
+                weights, padded.reshape(n, g, taps, ho * wo), out=out.reshape(n, g, -1, ho * wo)
+            )
+            if self._bias is not None:
+                out += self._bias
+            return
+        ones = 0 if self._bias is None else 1
+        cols = self.work.take("cols", (n, g, taps + ones, ho * wo), x.dtype)
+        windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, ho, wo)
+        source = padded.reshape(n, g, c // g, *padded.shape[2:])
+        for i in range(kh):
+            for j in range(kw):
+                windows[:, :, :, i, j] = source[
+                    ...,
+                    i * dh : i * dh + (ho - 1) * sh + 1 : sh,
+                    j * dw : j * dw + (wo - 1) * sw + 1 : sw,
+                ]
+        if ones:
+            cols[:, :, taps] = 1
+        np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
+
+    def _flat_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo), the im2col copied from flattened
+        phase images: each tap's windows are then one contiguous slice of every channel.
+
+        A stride of s splits the padded image into s_h x s_w phases (every s-th row and
+        column from each offset), each a stride-1 image; tap (i, j) reads phase
+        (i*dh mod sh, j*dw mod sw) from row i*dh // sh and column j*dw // sw on. With each
+        phase flattened over a common padded width wq, output row r of that tap is the slice
+        at (r + row) * wq + column: the product is computed over Ho x wq positions and the
+        columns past Wo dropped.
+        """
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        ho, wo = geom.out_shape
+        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
+        hp, wp = x.shape[2] + top + bottom, x.shape[3] + left + right
+        hq, wq = -(-hp // sh), -(-wp // sw)
+        length = ho * wq
+        slack = (kw - 1) * dw // sw  # the last tap's slice runs this far past the phase
+        phases = self.work.take("flat", (n, sh * sw, c, hq * wq + slack), x.dtype)
+        phases[...] = 0
+        if (sh, sw) == (1, 1):
+            grid = phases[:, 0, :, : hq * wq].reshape(n, c, hq, wq)
+            grid[:, :, top : top + x.shape[2], left : left + x.shape[3]] = x
+        else:
+            padded = self._padded(x, geom)
+            for a in range(sh):
+                for b in range(sw):
+                    part = padded[:, :, a::sh, b::sw]
+                    grid = phases[:, a * sw + b, :, : hq * wq].reshape(n, c, hq, wq)
+                    grid[:, :, : part.shape[2], : part.shape[3]] = part
+        taps = (c // g) * kh * kw
+        ones = 0 if self._bias is None else 1
+        cols = self.work.take("cols", (n, g, taps + ones, length), x.dtype)
+        windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, length)
+        for i in range(kh):
+            for j in range(kw):
+                phase = (i * dh % sh) * sw + j * dw % sw
+                start = (i * dh // sh) * wq + j * dw // sw
+                source = phases[:, phase, :, start : start + length]
+                windows[:, :, :, i, j] = source.reshape(n, g, c // g, length)
+        if ones:
+            cols[:, :, taps] = 1
+        weights = self._arrangement("flat")
+        if wq == wo:  # no column to drop: straight into the output
+            np.matmul(weights, cols, out=out.reshape(n, g, m // g, length))
+            return
+        products = self.work.take("products", (n, g, m // g, length), x.dtype)
+        np.matmul(weights, cols, out=products)
+        out[...] = products.reshape(n, m, ho, wq)[..., :wo]
+
+    def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
+        """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
+        when there is none)."""
+        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
+        if not (top or left or bottom or right):
+            return x
+        n, c, h, w = x.shape
+        padded = self.work.take("padded", (n, c, h + top + bottom, w + left + right), x.dtype)
+        padded[...] = 0
+        padded[:, :, top : top + h, left : left + w] = x
+        return padded
+
+    # -- what follows the convolution -------------------------------------------------------------
+
+    def _adds_in_place(self, residual: Any, y: np.ndarray) -> bool:
+        """Whether the Add's other input can be added into the Conv's new output ``y``."""
+        return (
+            isinstance(residual, np.ndarray)
+            and residual.dtype == y.dtype
+            and residual.ndim <= y.ndim
+            and np.broadcast_shapes(residual.shape, y.shape) == y.shape
+        )
+
+    def _after(self, y: np.ndarray, residual: Any) -> np.ndarray:
+        """The Add and the Relu on a whole Conv output, with their kernels where they are not
+        done in place."""
+        if self.add is not None:
+            if self._adds_in_place(residual, y) and y.dtype in _FLOATS:
+                # a + b and b + a round alike: the in-place sum is the Add's, bit for bit
+                np.add(y, residual, out=y)
+            else:
+                y = self.add(y, residual) if self.conv_first else self.add(residual, y)
+        if self.relu is not None:
+            if isinstance(y, np.ndarray) and y.dtype in _FLOATS and y.flags.writeable:
+                at_least_zero(y, out=y)
+            else:
+                y = self.relu(y)
+        return y
+
+    def _arrangement(self, name: str) -> np.ndarray:
+        """The weights as the ``taps``, ``rows``, ``im2col`` or ``flat`` product wants them,
+        the bias as a last column (made on first use)."""
+        arranged = self._arranged.get(name)
+        if arranged is not None:
+            return arranged
+        w, g = self.weight, self.group
+        m, c = w.shape[:2]
+        kh, kw = w.shape[2:]
+        if name == "taps":  # row t * M + m holds w[m, :, i, j] for tap t = i * kw + j
+            matrix = w.transpose(2, 3, 0, 1).reshape(1, kh * kw * m, c)
+        elif name == "rows":  # row i * M + m, column j * C + c holds w[m, c, i, j]
+            matrix = w.transpose(2, 0, 3, 1).reshape(1, kh * m, kw * c)
+        else:  # im2col, flat: one (M/g, C/g * kh * kw) matrix per group
+            matrix = w.reshape(g, m // g, c * kh * kw)
+        if self.bias is not None:
+            # the bias multiplies the row of ones; only the first tap (kernel row) carries it
+            column = np.zeros(matrix.shape[:2] + (1,), w.dtype)
+            column[:, : m // g, 0] = self.bias.reshape(-1, m // g)
+            matrix = np.concatenate([matrix, column], axis=2)
+        arranged = np.ascontiguousarray(matrix if name in ("im2col", "flat") else matrix[0])
+        self._arranged[name] = arranged
+        return arranged
+
+    def _winograd_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo)."""
+        u = self._arranged.get("winograd")
+        if u is None:
+            u = self._arranged["winograd"] = winograd_weights(self.weight)
+        for n in range(x.shape[0]):
+            winograd_image(x[n], geom, u, self._bias, out[n], self.work)
+
+    def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
+        n, c, h, w = x.shape
+        m = self.weight.shape[0]
+        (kh, kw), (dh, dw) = geom.kernel, geom.dilations
+        (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
+        hp, wp = h + top + bottom, w + left + right
+        ho = geom.out_shape[0]
+        # Output rows are computed over the padded width, the last columns dropped. Each
+        # flat image has room past its end for the last tap's slice (which runs into the
+        # dropped columns); the images sit side by side, with a row of ones for the bias.
+        ones = 0 if self._bias is None else 1
+        span = hp * wp + (kw - 1) * dw
+        flat = self.work.take("flat", (c + ones, n, span), x.dtype)
+        flat[:c] = 0
+        grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
+        grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
+        if ones:
+            flat[c] = 1
+        products = self.work.take("products", (kh * kw * m, n * span), x.dtype)
+        np.matmul(self._arrangement("taps"), flat.reshape(c + ones, n * span), out=products)
+        offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
+        self._sum_shifted(products, offsets, (n, span), (ho, wp), out)
+
+    def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by the rows layout into ``out`` (N, M, Ho, Wo)."""
+        n, c = x.shape[:2]
+        (kh, kw), (dh, dw) = geom.kernel, geom.dilations
+        ho, wo = geom.out_shape
+        padded = self._padded(x, geom)
+        hp = padded.shape[2]
+        ones = 0 if self._bias is None else 1
+        cols = self.work.take("cols", (kw * c + ones, n, hp * wo), x.dtype)
+        windows = cols[: kw * c].reshape(kw, c, n, hp, wo)
+        for j in range(kw):
+            windows[j] = padded[:, :, :, j * dw : j * dw + wo].transpose(1, 0, 2, 3)
+        if ones:
+            cols[kw * c] = 1
+        products = self.work.take("products", (kh * self.weight.shape[0], n * hp * wo), x.dtype)
+        np.matmul(self._arrangement("rows"), cols.reshape(-1, n * hp * wo), out=products)
+        offsets = [i * dh * wo for i in range(kh)]
+        self._sum_shifted(products, offsets, (n, hp * wo), (ho, wo), out)
+
+    @staticmethod
+    def _sum_shifted(
+        products: np.ndarray,
+        offsets: Sequence[int],
+        images: tuple[int, int],
+        rows: tuple[int, int],
+        out: np.ndarray,
+    ) -> None:
+        """``out`` (N, M, Ho, Wo) = the sum over blocks b of the rows b*M to (b+1)*M of
+        ``products``, whose columns hold ``images`` = (N, span) images side by side; each
+        block is read from column ``offsets[b]`` of each image on, as ``rows`` = (Ho, row
+        length >= Wo), and cut to Wo."""
+        n, span = images
+        ho, width = rows
+        m, wo = out.shape[1], out.shape[3]
+        blocks = [
+            products[b * m : (b + 1) * m]
+            .reshape(m, n, span)[:, :, off : off + ho * width]
+            .reshape(m, n, ho, width)[..., :wo]
+            for b, off in enumerate(offsets)
+        ]
+        target = out.transpose(1, 0, 2, 3)  # (M, N, Ho, Wo), a view of the output
+        if len(blocks) == 1:
+            target[...] = blocks[0]
+            return
+        np.add(blocks[0], blocks[1], out=target)
+        for block in blocks[2:]:
+            target += block
+
+
+def prepare_conv(
+    weight: Any,
+    bias: Any,
+    attributes: dict[str, Any],
+    *,
+    add: Callable[..., Any] | None = None,
+    conv_first: bool = True,
+    relu: Callable[..., Any] | None = None,
+    work: WorkingArrays | None = None,
+) -> PreparedConv | None:
+    """A :class:`PreparedConv` for a Conv with these constant weights, or None where the
+    prepared layouts have nothing to offer (not float32/float64, a weight that is not an
+    array of rank 3 or more, a bias of another shape: the kernel as written says why)."""
+    if not isinstance(weight, np.ndarray) or weight.dtype not in _FLOATS or weight.ndim < 3:
+        return None
+    if bias is not None and (
+        not isinstance(bias, np.ndarray)
+        or bias.dtype != weight.dtype
+        or bias.shape != (weight.shape[0],)
+    ):
+        return None
+    if int(attributes.get("group", 1)) < 1:
+        return None
+    return PreparedConv(
+        weight, bias, attributes, add=add, conv_first=conv_first, relu=relu, work=work
+    )

@@ -1,0 +1,95 @@
+"""Winograd's F(2x2, 3x3): a 3x3 stride-1 convolution with 16 products per 2x2 output tile
+instead of 36, for the prepared convolutions (``fuse=True``, ``ops/conv/prepared.py``).
+
+Each 4x4 input tile d (tiles overlap by two) becomes V = B^T d B, each 3x3 filter g becomes
+U = G g G^T (once, when the model is prepared, in float64 rounded once), the 16 elements of
+U and V multiply as 16 matrix products over channels (M x C by C x tiles), and each 4x4
+result m gives the 2x2 output A^T m A:
+
+    B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]
+    G   = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]]
+    A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]
+
+B and A hold only 0 and +-1 (the transforms are additions, done as whole-array numpy
+operations over every tile at once, rows then columns) and G halves exactly, so the rounding
+stays that of a dot product a few terms longer: measured within the same multiple of the
+convolution of absolute values as the direct sum (``tests/evaluate/test_prepared_conv.py``).
+The transforms cost some twenty passes over arrays of the input's and the output's size, so
+the products saved pay for them only with many channels (128 and more, measured by
+``tests/benchmarks/bench_conv.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onnxcraft.ops.conv.scratch import WorkingArrays
+from onnxcraft.ops.im2col import WindowGeometry
+
+__all__ = ["winograd_image", "winograd_weights"]
+
+_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+
+
+def winograd_weights(weight: np.ndarray) -> np.ndarray:
+    """U = G g G^T of every (M, C) filter, as 16 matrices (16, M, C) in ``weight``'s type."""
+    u = np.einsum("ai,mcij,bj->abmc", _G, weight.astype(np.float64), _G)
+    return np.ascontiguousarray(u.reshape(16, *weight.shape[:2]).astype(weight.dtype))
+
+
+def _input_transform(d: list[np.ndarray], out: np.ndarray) -> None:
+    """B^T along one axis: four rows (or columns) of tiles into ``out[0..3]``."""
+    np.subtract(d[0], d[2], out=out[0])
+    np.add(d[1], d[2], out=out[1])
+    np.subtract(d[2], d[1], out=out[2])
+    np.subtract(d[1], d[3], out=out[3])
+
+
+def winograd_image(
+    x: np.ndarray,
+    geom: WindowGeometry,
+    u: np.ndarray,
+    bias: np.ndarray | None,
+    out: np.ndarray,
+    work: WorkingArrays,
+) -> None:
+    """One image ``x`` (C, H, W) convolved by the transformed filters ``u`` (16, M, C) into
+    ``out`` (M, Ho, Wo), plus ``bias`` (M, 1, 1) when given. ``geom``: 3x3, stride 1,
+    dilation 1, any padding."""
+    c, h, w = x.shape
+    m = u.shape[1]
+    ho, wo = geom.out_shape
+    th, tw = -(-ho // 2), -(-wo // 2)  # 2x2 output tiles; a last half tile is cut off
+    top, left = geom.pads_begin
+    padded = work.take("winograd input", (c, 2 * th + 2, 2 * tw + 2), x.dtype)
+    padded[...] = 0
+    padded[:, top : top + h, left : left + w] = x  # 2 * th + 2 >= Ho + 2: the padded height
+    # B^T d: along the rows of every tile at once (tile t's row i is padded row 2t + i)
+    across = work.take("winograd rows", (4, c, th, 2 * tw + 2), x.dtype)
+    _input_transform([padded[:, i : i + 2 * th : 2] for i in range(4)], across)
+    # then d B along the columns, for the four rows at once: V, 16 matrices of (C, tiles)
+    v = work.take("winograd V", (4, 4, c, th, tw), x.dtype)
+    _input_transform(
+        [across[:, :, :, j : j + 2 * tw : 2] for j in range(4)], v.transpose(1, 0, 2, 3, 4)
+    )
+    products = work.take("winograd M", (16, m, th * tw), x.dtype)
+    np.matmul(u, v.reshape(16, c, th * tw), out=products)
+    mm = products.reshape(4, 4, m, th, tw)
+    # A^T m: the two output rows of every tile, for the four columns at once
+    rows = work.take("winograd A^T m", (2, 4, m, th, tw), x.dtype)
+    np.add(mm[0], mm[1], out=rows[0])
+    rows[0] += mm[2]
+    np.subtract(mm[1], mm[2], out=rows[1])
+    rows[1] -= mm[3]
+    # then m A: the two output columns, written into every tile's place
+    tiles = work.take("winograd output", (m, th, 2, tw, 2), x.dtype)
+    by_row = tiles.transpose(2, 0, 1, 3, 4)  # (2 rows, M, th, tw, 2 columns)
+    np.add(rows[:, 0], rows[:, 1], out=by_row[..., 0])
+    by_row[..., 0] += rows[:, 2]
+    np.subtract(rows[:, 1], rows[:, 2], out=by_row[..., 1])
+    by_row[..., 1] -= rows[:, 3]
+    image = tiles.reshape(m, 2 * th, 2 * tw)[:, :ho, :wo]
+    if bias is None:
+        out[...] = image
+    else:
+        np.add(image, bias, out=out)

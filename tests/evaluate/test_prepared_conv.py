@@ -1,0 +1,407 @@
+"""Convolutions prepared with their constant weights (``ops/conv/prepared.py``, ``fuse=True``).
+
+The prepared layouts sum the products in another order than the kernel as written, so each is
+held, over drawn geometries, within float rounding of the written kernel: elementwise, the
+difference is at most ``RELATIVE`` times the convolution of the absolute values (the size of
+the sum's terms, the scale a dot product's rounding error is measured in). The residual Add
+and the Relu are exact.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import onnxcraft as oc
+from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.conv.kernels import conv, conv_geometry
+from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
+from onnxcraft.ops.conv.scratch import WorkingArrays
+from onnxcraft.opset.ai.onnx import v21 as op
+
+RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
+LAYOUTS = ("taps", "rows", "im2col", "flat")
+
+
+def _within_rounding(
+    got: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    attrs: dict,
+    *,
+    per_channel: bool = False,
+) -> None:
+    """Elementwise within ``RELATIVE`` of the convolution of absolute values (or, with
+    ``per_channel``, of its largest value in the output channel: Winograd's transforms mix a
+    4x4 tile, so an output's error follows its neighbours' magnitudes too)."""
+    written = conv(x, w, b, **attrs)
+    assert got.shape == written.shape and got.dtype == written.dtype
+    magnitude = conv(np.abs(x), np.abs(w), None if b is None else np.abs(b), **attrs)
+    if per_channel and magnitude.size:
+        magnitude = np.broadcast_to(magnitude.max(axis=(2, 3), keepdims=True), magnitude.shape)
+    limit = RELATIVE[x.dtype.type] * (magnitude + np.finfo(x.dtype).tiny)
+    assert (np.abs(got.astype(np.float64) - written) <= limit).all()
+
+
+def _force(prepared: PreparedConv, x: np.ndarray, layout: str) -> None:
+    """Make ``prepared`` use ``layout`` for inputs shaped like ``x``."""
+    prepared._layout_for(x)  # resolves and caches the geometry
+    key = x.shape[1:]
+    prepared._layouts[key] = type(prepared._layouts[key])(prepared._layouts[key].geom, layout)
+
+
+@st.composite
+def stride_one_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D, ungrouped, stride-1 convolutions: every layout applies."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(0, 3))
+    c, m = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    pads = draw(st.lists(st.integers(0, 3), min_size=4, max_size=4))
+    h = draw(st.integers(max(1, (kh - 1) * dh + 1 - pads[0] - pads[2]), 11))
+    width = draw(st.integers(max(1, (kw - 1) * dw + 1 - pads[1] - pads[3]), 11))
+    x = rng.standard_normal((n, c, h, width)).astype(dtype)
+    w = rng.standard_normal((m, c, kh, kw)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "dilations": [dh, dw], "strides": [1, 1]}
+    if draw(st.booleans()):
+        attrs = {"auto_pad": draw(st.sampled_from(["SAME_UPPER", "SAME_LOWER", "VALID"]))}
+        attrs["dilations"] = [dh, dw]
+    return x, w, b, attrs
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=stride_one_convs(), layout=st.sampled_from(LAYOUTS))
+def test_each_layout_within_rounding_of_the_written_kernel(case: tuple, layout: str) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, layout)
+    _within_rounding(prepared(x), x, w, b, attrs)
+    _within_rounding(prepared(x), x, w, b, attrs)  # again, with the working arrays reused
+
+
+@st.composite
+def three_by_three(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """3x3 stride-1 convolutions with any padding: what Winograd's F(2x2, 3x3) covers."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pads = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
+    h = draw(st.integers(max(1, 3 - pads[0] - pads[2]), 12))
+    w = draw(st.integers(max(1, 3 - pads[1] - pads[3]), 12))
+    c, m = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    x = rng.standard_normal((draw(st.integers(0, 3)), c, h, w)).astype(dtype)
+    weight = rng.standard_normal((m, c, 3, 3)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    return x, weight, b, {"pads": pads}
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=three_by_three())
+def test_winograd_within_rounding_of_the_written_kernel(case: tuple) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "winograd")
+    _within_rounding(prepared(x), x, w, b, attrs, per_channel=True)
+    _within_rounding(prepared(x), x, w, b, attrs, per_channel=True)
+
+
+@st.composite
+def any_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """Strides, groups (depthwise too), 1-D and 3-D: what the layouts leave to the im2col."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    nd = draw(st.sampled_from([1, 2, 2, 3]))
+    group = draw(st.sampled_from([1, 2, 3]))
+    per_group = draw(st.integers(1, 3))
+    c = group * per_group
+    m = group * draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        c = m = group  # depthwise
+    n = draw(st.integers(0, 3))
+    kernel = [draw(st.integers(1, 3)) for _ in range(nd)]
+    strides = [draw(st.integers(1, 3)) for _ in range(nd)]
+    pads = [draw(st.integers(0, 2)) for _ in range(2 * nd)]
+    spatial = [draw(st.integers(k, k + 6)) for k in kernel]
+    x = rng.standard_normal((n, c, *spatial)).astype(dtype)
+    w = rng.standard_normal((m, c // group, *kernel)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    return x, w, b, {"pads": pads, "strides": strides, "group": group}
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=any_convs())
+def test_every_convolution_within_rounding_of_the_written_kernel(case: tuple) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _within_rounding(prepared(x), x, w, b, attrs)
+
+
+@st.composite
+def strided_grouped_2d(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D convolutions with strides, dilations and groups (depthwise too), never empty."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    group = draw(st.sampled_from([1, 2, 3]))
+    c = group * draw(st.integers(1, 3))
+    m = group * draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        c = m = group  # depthwise
+    kernel = [draw(st.integers(1, 3)) for _ in range(2)]
+    strides = [draw(st.integers(1, 3)) for _ in range(2)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 2)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 12))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    x = rng.standard_normal((draw(st.integers(1, 3)), c, *spatial)).astype(dtype)
+    w = rng.standard_normal((m, c // group, *kernel)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": group}
+    return x, w, b, attrs
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat"]))
+def test_strided_grouped_layouts_within_rounding(case: tuple, layout: str) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, layout)
+    _within_rounding(prepared(x), x, w, b, attrs)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("images_at_once", [1, 2, 5])
+def test_batches_in_chunks_within_rounding(
+    layout: str, images_at_once: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Images convolved one at a time, two at a time (the last chunk short) or all at once."""
+    monkeypatch.setattr(PreparedConv, "_images_at_once", lambda *_: images_at_once)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 12, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((6, 12, 3, 2)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    attrs = {"pads": [1, 0, 2, 1], "dilations": [1, 2]}
+    residual = rng.standard_normal((5, 6, 1, 1)).astype(np.float32)
+    prepared = prepare_conv(w, b, attrs, add=lambda a, c: a + c, relu=lambda y: y)
+    assert prepared is not None
+    _force(prepared, x, layout)
+    got = prepared(x, residual)
+    expected = np.maximum(conv(x, w, b, **attrs) + residual, 0)
+    magnitude = conv(np.abs(x), np.abs(w), np.abs(b), **attrs) + np.abs(residual)
+    assert (np.abs(got - expected) <= RELATIVE[np.float32] * magnitude).all()
+
+
+@pytest.mark.parametrize("layout", [*LAYOUTS, "winograd"])
+def test_inputs_that_are_views_within_rounding(layout: str) -> None:
+    """A transposed or sliced input (another step's view) reads as its values."""
+    rng = np.random.default_rng(9)
+    base = rng.standard_normal((3, 10, 9, 12)).astype(np.float32)
+    w = rng.standard_normal((5, 10, 3, 3)).astype(np.float32)
+    attrs = {"pads": [1, 1, 1, 1]}
+    for x in (base.transpose(0, 1, 3, 2), base[:, :, ::-1, 1:10], base[::2]):
+        prepared = prepare_conv(w, None, attrs)
+        assert prepared is not None
+        _force(prepared, x, layout)
+        _within_rounding(prepared(x), x, w, None, attrs, per_channel=layout == "winograd")
+
+
+def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[no-untyped-def]
+    x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
+    return conv_geometry(
+        "Conv",
+        x,
+        w,
+        kernel_shape=None,
+        strides=attrs.get("strides"),  # type: ignore[arg-type]
+        dilations=None,
+        pads=attrs.get("pads"),  # type: ignore[arg-type]
+        auto_pad="NOTSET",
+    )
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "attrs", "layout"),
+    [
+        ((1, 128, 56, 56), (32, 128, 3, 3), {"pads": [1] * 4}, "taps"),  # DenseNet
+        ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
+        ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
+        ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
+        ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
+        ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
+        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
+        ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already
+        ((1, 2, 9, 9), (6, 2, 3, 3), {"pads": [1] * 4}, "im2col"),  # too few terms to gain
+    ],
+)
+def test_the_layout_chosen_for_each_shape(
+    x_shape: tuple, w_shape: tuple, attrs: dict, layout: str
+) -> None:
+    geom = _geometry(x_shape, w_shape, **attrs)
+    assert choose_layout(geom, x_shape[1], w_shape[0], 1) == layout
+
+
+def test_depthwise_stride_one_takes_the_flat_layout() -> None:
+    geom = _geometry((1, 116, 14, 14), (116, 1, 3, 3), pads=[1] * 4)
+    assert choose_layout(geom, 116, 116, 116) == "flat"
+    strided = _geometry((1, 116, 28, 28), (116, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
+    assert choose_layout(strided, 116, 116, 116) == "im2col"
+    assert choose_layout(geom, 116, 232, 58) == "im2col"  # grouped, not depthwise
+
+
+def test_only_float_weights_of_the_bias_shape_are_prepared() -> None:
+    w = np.ones((4, 2, 3, 3), np.float32)
+    assert prepare_conv(w.astype(np.float16), None, {}) is None
+    assert prepare_conv(w.astype(np.int32), None, {}) is None
+    assert prepare_conv(w, np.ones(3, np.float32), {}) is None  # the kernel says why
+    assert prepare_conv(w, np.ones(4, np.float64), {}) is None
+    assert prepare_conv(w, None, {"group": 0}) is None
+    assert prepare_conv(w, np.ones(4, np.float32), {}) is not None
+
+
+def test_inputs_the_layouts_do_not_cover_run_as_written() -> None:
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    prepared = prepare_conv(w, None, {"pads": [1] * 4})
+    assert prepared is not None
+    wrong_channels = rng.standard_normal((1, 5, 8, 8)).astype(np.float32)
+    with pytest.raises(EvaluationError, match=r"Conv: weight W has 3 channels per group but X"):
+        prepared(wrong_channels)
+    with pytest.raises(EvaluationError, match=r"Conv: input X must have rank >= 3"):
+        prepared(np.zeros((3, 8), np.float32))
+    double = rng.standard_normal((1, 3, 8, 8))  # float64 against float32 weights
+    np.testing.assert_array_equal(prepared(double), conv(double, w, pads=[1] * 4))
+
+
+def test_working_arrays_are_reused_per_purpose_and_thread() -> None:
+    work = WorkingArrays()
+    first = work.take("test", (4, 5), np.dtype(np.float32))
+    again = work.take("test", (2, 3), np.dtype(np.float64))
+    assert np.shares_memory(first, again) and again.shape == (2, 3)
+    seen: list[np.ndarray] = []
+    thread = threading.Thread(target=lambda: seen.append(work.take("test", (4, 5), first.dtype)))
+    thread.start()
+    thread.join()
+    assert not np.shares_memory(first, seen[0])
+    assert not np.shares_memory(first, WorkingArrays().take("test", (4, 5), first.dtype))
+
+
+def test_working_arrays_belong_to_the_evaluator() -> None:
+    """One set for all the prepared convolutions of a plan, freed with the evaluator."""
+    rng = np.random.default_rng(3)
+    X = oc.arg("X", np.float32, (1, 8, 12, 12))
+    w1, w2 = (rng.standard_normal((8, 8, 3, 3)).astype(np.float32) for _ in range(2))
+    y = op.Conv(op.Conv(X, w1, pads=[1] * 4), w2, pads=[1] * 4)
+    evaluator = oc.Evaluator(oc.build([X], {"Y": y}))
+    prepared = [s.fn for s in evaluator._plan.steps if isinstance(s.fn, PreparedConv)]
+    assert len(prepared) == 2 and prepared[0].work is prepared[1].work
+    evaluator.run({"X": rng.standard_normal((1, 8, 12, 12)).astype(np.float32)})
+    assert prepared[0].work.blocks  # used by this thread
+    held = weakref.ref(prepared[0].work)
+    del evaluator, prepared
+    gc.collect()
+    assert held() is None
+
+
+# -- in the evaluator -------------------------------------------------------------------------
+
+
+def _steps(model: object, *, fuse: bool = True) -> list[str]:
+    return [step.node.op_type for step in oc.Evaluator(model, fuse=fuse)._plan.steps]
+
+
+def _residual_block(rng: np.random.Generator, channels: int = 16) -> object:
+    """x -> Conv -> Relu -> Conv -> Add(., shortcut Conv of x) -> Relu, the shortcut's Conv
+    listed after the main branch (the fused Add must wait for it)."""
+    x = oc.arg("X", np.float32, ("N", 8, 12, 12))
+
+    def weights(m: int, c: int, k: int) -> np.ndarray:
+        return (rng.standard_normal((m, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+
+    bias = rng.standard_normal(channels).astype(np.float32)
+    main = op.Relu(op.Conv(x, weights(channels, 8, 3), bias, pads=[1] * 4))
+    main = op.Conv(main, weights(channels, channels, 3), pads=[1] * 4)
+    shortcut = op.Conv(x, weights(channels, 8, 1))
+    return oc.build([x], {"Y": op.Relu(op.Add(main, shortcut))})
+
+
+def test_residual_add_and_relu_join_the_conv() -> None:
+    rng = np.random.default_rng(5)
+    model = _residual_block(rng)
+    assert _steps(model, fuse=False) == ["Conv", "Relu", "Conv", "Conv", "Add", "Relu"]
+    assert _steps(model) == ["Conv", "Conv", "Conv"]
+    for batch in (1, 3):
+        feed = rng.standard_normal((batch, 8, 12, 12)).astype(np.float32)
+        fused = oc.evaluate(model, {"X": feed})["Y"]
+        written = oc.evaluate(model, {"X": feed}, fuse=False)["Y"]
+        assert fused.dtype == np.float32 and (fused >= 0).all()
+        np.testing.assert_allclose(fused, written, rtol=0, atol=1e-5 * np.abs(written).max())
+
+
+def test_add_of_a_conv_with_itself_or_a_wider_value_stays_exact() -> None:
+    rng = np.random.default_rng(6)
+    x = oc.arg("X", np.float32, (1, 3, 6, 6))
+    y = op.Conv(x, rng.standard_normal((4, 3, 1, 1)).astype(np.float32))
+    doubled = oc.build([x], {"Y": op.Add(y, y)})
+    assert _steps(doubled) == ["Conv", "Add"]
+    wide = oc.arg("W", np.float32, (2, 4, 6, 6))  # broadcasts the Conv's output: not in place
+    model = oc.build([x, wide], {"Y": op.Add(wide, y)})
+    assert _steps(model) == ["Conv"]
+    feeds = {
+        "X": rng.standard_normal((1, 3, 6, 6)).astype(np.float32),
+        "W": rng.standard_normal((2, 4, 6, 6)).astype(np.float32),
+    }
+    got = oc.evaluate(model, feeds)["Y"]
+    assert got.shape == (2, 4, 6, 6)
+    np.testing.assert_array_equal(got, oc.evaluate(model, feeds, fuse=False)["Y"])
+
+
+def test_weights_a_feed_may_replace_and_float16_run_as_written() -> None:
+    rng = np.random.default_rng(7)
+    x = oc.arg("X", np.float16, (1, 3, 6, 6))
+    half = oc.build([x], {"Y": op.Relu(op.Conv(x, np.ones((2, 3, 3, 3), np.float16)))})
+    feed = rng.standard_normal((1, 3, 6, 6)).astype(np.float16)
+    plan = oc.Evaluator(half)._plan
+    assert not any(isinstance(step.fn, PreparedConv) for step in plan.steps)
+    np.testing.assert_array_equal(
+        oc.evaluate(half, {"X": feed})["Y"], oc.evaluate(half, {"X": feed}, fuse=False)["Y"]
+    )
+    x32 = oc.arg("X", np.float32, (1, 3, 6, 6))
+    w = oc.arg("W", np.float32, (2, 3, 3, 3))
+    fed = oc.build([x32, w], {"Y": op.Conv(x32, w)})
+    assert not any(isinstance(s.fn, PreparedConv) for s in oc.Evaluator(fed)._plan.steps)
+
+
+def test_a_prepared_evaluator_runs_from_two_threads() -> None:
+    rng = np.random.default_rng(8)
+    model = _residual_block(rng, channels=32)
+    evaluator = oc.Evaluator(model)
+    feeds = [rng.standard_normal((2, 8, 12, 12)).astype(np.float32) for _ in range(2)]
+    expected = [evaluator.run({"X": f})["Y"] for f in feeds]
+    results: dict[int, list[np.ndarray]] = {0: [], 1: []}
+
+    def work(index: int) -> None:
+        for _ in range(20):
+            results[index].append(evaluator.run({"X": feeds[index]})["Y"])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for index in range(2):
+        for got in results[index]:
+            np.testing.assert_array_equal(got, expected[index])
