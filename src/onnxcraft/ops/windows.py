@@ -272,7 +272,8 @@ def static_window_output(
     """What ``window_output_shape(ctx, spatial, kernel, window_attributes(ctx, nd))`` gives in
     the common case: every size and kernel size a known int, auto_pad NOTSET, strides,
     dilations and pads given in full or not at all, and every window fitting. None in any
-    other case (the general path then answers, and words any error); never raises.
+    other case (the general path then answers, and words any error); never raises. Its sizes
+    are valid dims (at most 2**63 - 1), so a type of them needs no checking.
 
     The general path makes an object of the attributes and asks a function per axis; this one
     reads the attributes once and computes in place: convolutions and pooling are the nodes
@@ -298,10 +299,14 @@ def static_window_output(
         begin, end = pads[axis], pads[nd + axis]
         if size + begin + end < span:
             return None
-        out.append(window_count(size, begin, end, span, strides[axis], ceil_mode))
+        count = window_count(size, begin, end, span, strides[axis], ceil_mode)
+        if count > _INT64_MAX:
+            return None  # (no type holds it: the general path says so, in words)
+        out.append(count)
     return tuple(out)
 
 
+_INT64_MAX = 2**63 - 1  # the largest dim a type can hold
 _WINDOW = "static window"  # the derived facts' key of _static_window_params' answer
 _UNREAD = object()  # not worked out yet (None is an answer: the fast path declines)
 

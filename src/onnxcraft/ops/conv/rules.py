@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRegistry
+from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
@@ -153,10 +154,13 @@ def general_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
 
 def _convolution(inputs: _ConvInputs, elem_of_output: int | None) -> Rule:
     def rule(ctx: InferenceContext) -> list[ValueType | None]:
-        shape = conv_output_shape(ctx, inputs.x, inputs.w)
+        shape = static_conv_shape(ctx, inputs.x, inputs.w)
+        valid = shape is not None  # dims of valid types and valid window sizes
+        if shape is None:
+            shape = general_conv_shape(ctx, inputs.x, inputs.w)
         _check_bias(ctx, inputs.bias, None if shape is None else shape[1])
         elem = ElementType.INT32 if elem_of_output is None else ctx.elem(elem_of_output)
-        return [Tensor(elem, shape)]
+        return [tensor(elem, shape) if valid else Tensor(elem, shape)]
 
     return rule
 
