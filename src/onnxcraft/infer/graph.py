@@ -90,7 +90,8 @@ class GraphInference:
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
         # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
         # None: every node is inferred anew (for comparing against the remembered answers).
-        self.memo: dict[tuple[Any, ...], list[ValueType | None]] | None = {}
+        # Each answer in a cell of one item (None: not known yet).
+        self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
         # The operator versions whose answers may be remembered: standard ones, with the
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
@@ -233,13 +234,15 @@ class GraphInference:
                 key = None
                 if memo is not None and op in self._remembered:
                     key = self._memo_key(op, node, input_types, input_values, opsets)
-                found = None
+                # The key's cell is found or made in one look-up (hashing a key costs more
+                # than making a cell); a miss fills it once its answer may be remembered.
+                cell = None
                 if key is not None:
                     try:
-                        found = memo.get(key)  # type: ignore[union-attr]
+                        cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
                     except TypeError:  # a value no key can hold: inferred every time
                         key = None
-                valued_key = None
+                found = None if cell is None else cell[0]
                 if (
                     found is None
                     and key is not None
@@ -251,9 +254,10 @@ class GraphInference:
                     # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
                     valued_key = (key, *input_values)
                     try:
-                        found = memo.get(valued_key)  # type: ignore[union-attr]
+                        valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
                     except TypeError:
-                        valued_key = None
+                        valued_cell = None
+                    found = None if valued_cell is None else valued_cell[0]
                 if found is not None:
                     out_types, out_values, in_range = found, _NO_VALUES, True
                 else:
@@ -261,14 +265,14 @@ class GraphInference:
                         node, op, input_types, input_values, types, values, opsets, commit
                     )
                     in_range = _in_range(out_types)
-                    if in_range and key is not None and not out_values:
+                    if in_range and cell is not None and not out_values:
                         if not valued:
-                            memo[key] = out_types  # type: ignore[index]
+                            cell[0] = out_types
                         else:
                             self._reads_values.add(op)
                             valued_key = (key, *input_values)
                             with contextlib.suppress(TypeError):  # (an array is no key)
-                                memo[valued_key] = out_types  # type: ignore[index]
+                                memo[valued_key] = [out_types]  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
