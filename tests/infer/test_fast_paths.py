@@ -387,3 +387,44 @@ def test_the_concat_fast_path_answers_the_common_case() -> None:
     target = op.Concat(op.Shape(x), np.array([1], np.int64), axis=0)  # [N, 3, 4, 1]
     model = oc.infer_shapes(oc.build([x], {"y": op.Reshape(x, target)}))
     assert model_from_proto(model).graph.outputs[0].type == oc.Tensor(np.float32, ("N", 3, 4, 1))
+
+
+def test_alike_nodes_of_other_ranks_and_attributes_share_derived_facts_safely() -> None:
+    """Nodes of one operator version and one attribute list share the facts rules derive
+    from the attributes (InferenceContext.derived): attribute-less convolutions and poolings
+    over 1-D, 2-D and 3-D inputs, alike lists with other pads, float16 and float64 inputs,
+    batches above 1 and an empty input, inferred as the plain path infers them; and a
+    window that no pads fit still warns at each node."""
+    model = oc.parse("""
+<ir_version: 10, opset_import: ["" : 21]>
+g (float16[2, 3, 9] a, float[1, 3, 9, 8] b, double[4, 3, 5, 6, 7] c, float[0, 3, 4, 4] e)
+    => (float16 ya, float yb, double yc, float ye, float bad1, float bad2) {
+  wa = Constant <value = float16[5, 3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6,
+                 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3,
+                 4, 5, 6, 7, 8, 9}> ()
+  ca = Conv (a, wa)
+  ya = MaxPool <kernel_shape = [2], strides = [2]> (ca)
+  wb = Constant <value = float[2, 3, 2, 2] {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6,
+                 7, 8, 9, 1, 2, 3, 4, 5, 6}> ()
+  cb = Conv (b, wb)
+  pb = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (cb)
+  yb = MaxPool <kernel_shape = [2, 2], strides = [2, 2], pads = [1, 1, 1, 1]> (pb)
+  yc = AveragePool <kernel_shape = [2, 2, 2]> (c)
+  ye = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (e)
+  bad1 = MaxPool <kernel_shape = [9, 9]> (b)
+  bad2 = MaxPool <kernel_shape = [9, 9]> (b)
+}""")
+    for output in model.graph.outputs:  # (declared without a type: inference finds it)
+        output.type = None
+    data = oc.io.model_proto(model).SerializeToString()
+    assert_same(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InferenceWarning)
+        inferred = model_from_proto(oc.infer_shapes(data))
+    warned = [str(w.message).split(":")[0] for w in caught]
+    assert warned == ["node of output 'bad1' (MaxPool)", "node of output 'bad2' (MaxPool)"]
+    outputs = {v.name: v.type for v in inferred.graph.outputs}
+    assert outputs["ya"] == oc.Tensor(np.float16, (2, 5, 3))
+    assert outputs["yb"] == oc.Tensor(np.float32, (1, 2, 3, 2))
+    assert outputs["yc"] == oc.Tensor(np.float64, (4, 3, 4, 5, 6))
+    assert outputs["ye"] == oc.Tensor(np.float32, (0, 3, 2, 2))
