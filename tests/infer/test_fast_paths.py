@@ -34,6 +34,7 @@ from onnxcraft.infer.graph import GraphInference, InferenceWarning, _signed_zero
 from onnxcraft.io import model_proto
 from onnxcraft.ops.conv.rules import general_conv_shape, static_conv_shape
 from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.shape.rules import general_concat, static_concat
 from onnxcraft.ops.windows import static_window_output, window_attributes, window_output_shape
 from onnxcraft.opset.ai.onnx import v21 as op
 from onnxcraft.proto.serde import model_from_proto, model_to_proto, with_inferred_types
@@ -337,3 +338,93 @@ def test_the_convolution_fast_path_answers_the_common_case() -> None:
     ctx = InferenceContext(op, types, [], attributes, 1, 21)
     assert static_conv_shape(ctx) is not None
     assert static_conv_shape(ctx) == general_conv_shape(ctx)
+
+
+@settings(max_examples=400, deadline=None)
+@given(count=st.integers(1, 5), rank=st.integers(0, 3), data=st.data())
+def test_static_concats_agree_with_the_general_path(
+    count: int, rank: int, data: st.DataObject
+) -> None:
+    """The Concat fast path answers what the general path answers (element types, ranks,
+    symbolic and unknown dims, negative and out-of-range axes), and declines whenever the
+    general path fails."""
+    op = op_info("", "Concat", 13)
+    dims = st.one_of(st.integers(0, 4), st.sampled_from(["N", "M", None]))
+    elems = st.sampled_from([np.float32, np.float32, np.float32, np.int64])
+    types: list[Any] = []
+    for _ in range(count):
+        kind = data.draw(st.sampled_from(["tensor"] * 6 + ["none", "unranked", "other rank"]))
+        if kind == "none":
+            types.append(None)
+        elif kind == "unranked":
+            types.append(oc.Tensor(data.draw(elems), None))
+        else:
+            size = rank + 1 if kind == "other rank" else rank
+            shape = data.draw(st.lists(dims, min_size=size, max_size=size))
+            types.append(oc.Tensor(data.draw(elems), shape))
+    attributes = {"axis": data.draw(st.integers(-4, 4))}
+    ctx = InferenceContext(op, types, [], attributes, 1, 21)
+    tensors = [ctx.tensor(i) for i in range(count)]
+    fast = static_concat(ctx, tensors)
+    try:
+        general: Any = general_concat(ctx, tensors)
+    except InferenceError:
+        general = "error"
+    if fast is not None:
+        assert fast == general
+
+
+def test_the_concat_fast_path_answers_the_common_case() -> None:
+    """DenseNet's concats: inputs of one batch and size, channels differing; and a joined
+    shape vector keeps its value (data propagation) on the fast path too."""
+    concat = op_info("", "Concat", 13)
+    types = [oc.Tensor(np.float32, ("N", c, 7, 7)) for c in (64, 32, 32)]
+    ctx = InferenceContext(concat, types, [], {"axis": 1}, 1, 21)
+    tensors = [ctx.tensor(i) for i in range(3)]
+    assert static_concat(ctx, tensors) == oc.Tensor(np.float32, ("N", 128, 7, 7))
+    assert static_concat(ctx, tensors) == general_concat(ctx, tensors)
+    x = oc.arg("x", np.float32, ("N", 3, 4))
+    target = op.Concat(op.Shape(x), np.array([1], np.int64), axis=0)  # [N, 3, 4, 1]
+    model = oc.infer_shapes(oc.build([x], {"y": op.Reshape(x, target)}))
+    assert model_from_proto(model).graph.outputs[0].type == oc.Tensor(np.float32, ("N", 3, 4, 1))
+
+
+def test_alike_nodes_of_other_ranks_and_attributes_share_derived_facts_safely() -> None:
+    """Nodes of one operator version and one attribute list share the facts rules derive
+    from the attributes (InferenceContext.derived): attribute-less convolutions and poolings
+    over 1-D, 2-D and 3-D inputs, alike lists with other pads, float16 and float64 inputs,
+    batches above 1 and an empty input, inferred as the plain path infers them; and a
+    window that no pads fit still warns at each node."""
+    model = oc.parse("""
+<ir_version: 10, opset_import: ["" : 21]>
+g (float16[2, 3, 9] a, float[1, 3, 9, 8] b, double[4, 3, 5, 6, 7] c, float[0, 3, 4, 4] e)
+    => (float16 ya, float yb, double yc, float ye, float bad1, float bad2) {
+  wa = Constant <value = float16[5, 3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6,
+                 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3,
+                 4, 5, 6, 7, 8, 9}> ()
+  ca = Conv (a, wa)
+  ya = MaxPool <kernel_shape = [2], strides = [2]> (ca)
+  wb = Constant <value = float[2, 3, 2, 2] {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6,
+                 7, 8, 9, 1, 2, 3, 4, 5, 6}> ()
+  cb = Conv (b, wb)
+  pb = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (cb)
+  yb = MaxPool <kernel_shape = [2, 2], strides = [2, 2], pads = [1, 1, 1, 1]> (pb)
+  yc = AveragePool <kernel_shape = [2, 2, 2]> (c)
+  ye = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (e)
+  bad1 = MaxPool <kernel_shape = [9, 9]> (b)
+  bad2 = MaxPool <kernel_shape = [9, 9]> (b)
+}""")
+    for output in model.graph.outputs:  # (declared without a type: inference finds it)
+        output.type = None
+    data = oc.io.model_proto(model).SerializeToString()
+    assert_same(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InferenceWarning)
+        inferred = model_from_proto(oc.infer_shapes(data))
+    warned = [str(w.message).split(":")[0] for w in caught]
+    assert warned == ["node of output 'bad1' (MaxPool)", "node of output 'bad2' (MaxPool)"]
+    outputs = {v.name: v.type for v in inferred.graph.outputs}
+    assert outputs["ya"] == oc.Tensor(np.float16, (2, 5, 3))
+    assert outputs["yb"] == oc.Tensor(np.float32, (1, 2, 3, 2))
+    assert outputs["yc"] == oc.Tensor(np.float64, (4, 3, 4, 5, 6))
+    assert outputs["ye"] == oc.Tensor(np.float32, (0, 3, 2, 2))

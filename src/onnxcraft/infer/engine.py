@@ -66,9 +66,12 @@ def infer_node(
     opset: int,
     bodies: dict[str, Any] | None = None,
     present: Sequence[bool] | None = None,
+    derived: dict[Any, Any] | None = None,
 ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
     """:func:`infer_types`, and whether the answer may depend on what the known input values
-    hold (beyond which inputs have one, and which of those are symbolic)."""
+    hold (beyond which inputs have one, and which of those are symbolic). ``derived``: the
+    facts rules worked out from this operator version and these attributes at alike nodes
+    (:attr:`InferenceContext.derived`)."""
     rule = op.custom_rule if op.custom else rule_for(op)
     if rule is None:
         valued = any(v is not None for v in input_values)
@@ -78,7 +81,7 @@ def infer_node(
                 return found[0], found[1], valued
         return types_from_constraints(op, input_types, num_outputs), {}, False
     ctx = InferenceContext(
-        op, input_types, input_values, attributes, num_outputs, opset, bodies, present
+        op, input_types, input_values, attributes, num_outputs, opset, bodies, present, derived
     )
     types = rule(ctx)
     if type(types) is not list or len(types) != num_outputs:

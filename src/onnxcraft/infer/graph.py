@@ -35,7 +35,7 @@ from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.infer.engine import infer_node
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
-from onnxcraft.ops.infer_api import VALUE_LIMIT, SymbolicValue
+from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
@@ -90,15 +90,19 @@ class GraphInference:
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
         # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
         # None: every node is inferred anew (for comparing against the remembered answers).
-        self.memo: dict[tuple[Any, ...], list[ValueType | None]] | None = {}
+        # Each answer in a cell of one item (None: not known yet).
+        self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
         # The operator versions whose answers may be remembered: standard ones, with the
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
         self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
         self._attribute_dicts: dict[
-            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any]]
+            tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any], dict[Any, Any]]
         ] = {}
+        # What rules derive from an operator version and its attributes, for nodes without
+        # attributes (InferenceContext.derived; alike lists keep theirs in _attribute_dicts).
+        self._bare_derived: dict[OpInfo, dict[Any, Any]] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -208,8 +212,12 @@ class GraphInference:
         names = node.inputs
         if self.strict:
             self._check_defined(node, types)
-        input_types = [types.get(n) if n else None for n in names]
-        input_values = [values.get(n) if n else None for n in names] if values else []
+        if "" in names:  # an optional input left out: its type and value are unknown
+            input_types = [types.get(n) if n else None for n in names]
+            input_values = [values.get(n) if n else None for n in names] if values else []
+        else:  # (the common case, looked up without a Python loop)
+            input_types = list(map(types.get, names))
+            input_values = list(map(values.get, names)) if values else []
         memo = self.memo
         in_range = False  # whether the output types are known to hold no dim past int64
         try:
@@ -226,13 +234,15 @@ class GraphInference:
                 key = None
                 if memo is not None and op in self._remembered:
                     key = self._memo_key(op, node, input_types, input_values, opsets)
-                found = None
+                # The key's cell is found or made in one look-up (hashing a key costs more
+                # than making a cell); a miss fills it once its answer may be remembered.
+                cell = None
                 if key is not None:
                     try:
-                        found = memo.get(key)  # type: ignore[union-attr]
+                        cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
                     except TypeError:  # a value no key can hold: inferred every time
                         key = None
-                valued_key = None
+                found = None if cell is None else cell[0]
                 if (
                     found is None
                     and key is not None
@@ -244,9 +254,10 @@ class GraphInference:
                     # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
                     valued_key = (key, *input_values)
                     try:
-                        found = memo.get(valued_key)  # type: ignore[union-attr]
+                        valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
                     except TypeError:
-                        valued_key = None
+                        valued_cell = None
+                    found = None if valued_cell is None else valued_cell[0]
                 if found is not None:
                     out_types, out_values, in_range = found, _NO_VALUES, True
                 else:
@@ -254,14 +265,14 @@ class GraphInference:
                         node, op, input_types, input_values, types, values, opsets, commit
                     )
                     in_range = _in_range(out_types)
-                    if in_range and key is not None and not out_values:
+                    if in_range and cell is not None and not out_values:
                         if not valued:
-                            memo[key] = out_types  # type: ignore[index]
+                            cell[0] = out_types
                         else:
                             self._reads_values.add(op)
                             valued_key = (key, *input_values)
                             with contextlib.suppress(TypeError):  # (an array is no key)
-                                memo[valued_key] = out_types  # type: ignore[index]
+                                memo[valued_key] = [out_types]  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -330,14 +341,10 @@ class GraphInference:
                 self._attribute_keys[id(attributes)] = (attributes, attribute_key)
         if attribute_key is None:
             return None
-        marks: tuple[Any, ...] | None = None
-        if input_values:
-            marks = tuple(
-                [
-                    None if v is None else (SymbolicValue if type(v) is SymbolicValue else True)
-                    for v in input_values
-                ]
-            )
+        # Which inputs have a known value, and which of those are symbolic, told by the
+        # values' classes (NoneType, SymbolicValue, an array's or a read tensor's), without a
+        # Python loop: a finer split than needed, which costs no answer its correctness.
+        marks = tuple(map(type, input_values)) if input_values else None
         names = node.inputs
         present = None if "" not in names else tuple([bool(n) for n in names])
         return (
@@ -407,20 +414,25 @@ class GraphInference:
             if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
                 self._check_arity(op, node)
         attrs = node.attributes
+        derived: dict[Any, Any] | None = None
         if not attrs:
             attributes = _NO_ATTRIBUTES
+            derived = self._bare_derived.get(op)
+            if derived is None:
+                derived = self._bare_derived[op] = {}
         else:
             # Alike nodes share their attribute list (the inference reader's): checked and
             # made a dict once per operator and list (kept with it, so its id stays its own).
             known = self._attribute_dicts.get((op, id(attrs)))
             if known is not None and known[0] is attrs:
-                attributes = known[1]
+                attributes, derived = known[1], known[2]
             else:
                 attributes = self._attributes(
                     node, op, input_types, input_values, types, values, opsets, commit, bodies
                 )
                 if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
-                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes)
+                    derived = {}
+                    self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
@@ -429,7 +441,15 @@ class GraphInference:
             else [bool(n) for n in node.inputs]
         )
         return infer_node(
-            op, input_types, input_values, attributes, len(node.outputs), opset, bodies, present
+            op,
+            input_types,
+            input_values,
+            attributes,
+            len(node.outputs),
+            opset,
+            bodies,
+            present,
+            derived,
         )
 
     def _attributes(

@@ -62,6 +62,7 @@ class InferenceContext:
         "_values",
         "attributes",
         "bodies",
+        "derived",
         "input_types",
         "num_outputs",
         "op",
@@ -82,6 +83,7 @@ class InferenceContext:
         opset: int,
         bodies: dict[str, Any] | None = None,
         present: Sequence[bool] | None = None,
+        derived: dict[Any, Any] | None = None,
     ) -> None:
         self.op = op
         self.input_types = input_types
@@ -95,6 +97,10 @@ class InferenceContext:
         self.output_values: dict[int, Any] = {}  # arrays, SymbolicValues or lazy tensors
         self.bodies = bodies or {}  # graph attribute name -> the body's output types
         self.present = present  # which inputs the node gives (None: those typed or valued)
+        # What rules work out from the operator version and the attributes alone (a window's
+        # strides and pads, say), shared by the nodes with the same version and attribute list
+        # (the graph walker passes one dict per such group): worked out once, not per node.
+        self.derived: dict[Any, Any] = {} if derived is None else derived
 
     # -- attributes -----------------------------------------------------------------------------
 

@@ -272,13 +272,50 @@ def static_window_output(
     """What ``window_output_shape(ctx, spatial, kernel, window_attributes(ctx, nd))`` gives in
     the common case: every size and kernel size a known int, auto_pad NOTSET, strides,
     dilations and pads given in full or not at all, and every window fitting. None in any
-    other case (the general path then answers, and words any error); never raises.
+    other case (the general path then answers, and words any error); never raises. Its sizes
+    are valid dims (at most 2**63 - 1), so a type of them needs no checking.
 
     The general path makes an object of the attributes and asks a function per axis; this one
     reads the attributes once and computes in place: convolutions and pooling are the nodes
     of a CNN that inference meets most.
     """
     nd = len(spatial)
+    # The attributes' part depends on the operator version and attributes alone: read once
+    # per alike group of nodes (the context's derived facts).
+    key = (_WINDOW, nd)
+    derived = ctx.derived
+    params = derived.get(key, _UNREAD)
+    if params is _UNREAD:
+        params = derived[key] = _static_window_params(ctx, nd)
+    if params is None:
+        return None
+    strides, dilations, pads, ceil_mode = params
+    out = []
+    for axis in range(nd):
+        size, k = spatial[axis], kernel[axis]
+        if type(size) is not int or type(k) is not int or k < 1:
+            return None
+        span = (k - 1) * dilations[axis] + 1
+        begin, end = pads[axis], pads[nd + axis]
+        if size + begin + end < span:
+            return None
+        count = window_count(size, begin, end, span, strides[axis], ceil_mode)
+        if count > _INT64_MAX:
+            return None  # (no type holds it: the general path says so, in words)
+        out.append(count)
+    return tuple(out)
+
+
+_INT64_MAX = 2**63 - 1  # the largest dim a type can hold
+_WINDOW = "static window"  # the derived facts' key of _static_window_params' answer
+_UNREAD = object()  # not worked out yet (None is an answer: the fast path declines)
+
+
+def _static_window_params(
+    ctx: InferenceContext, nd: int
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool] | None:
+    """Strides, dilations, pads and ceil_mode of ``nd`` spatial axes, when the fast path of
+    :func:`static_window_output` can use them (else None)."""
     try:
         strides = _plain_ints(ctx, "strides", nd, 1, 1)
         dilations = _plain_ints(ctx, "dilations", nd, 1, 1)
@@ -290,17 +327,7 @@ def static_window_output(
         ceil_mode = bool(defined_attr(ctx, "ceil_mode", 0))
     except (TypeError, ValueError, OverflowError):
         return None
-    out = []
-    for axis in range(nd):
-        size, k = spatial[axis], kernel[axis]
-        if type(size) is not int or type(k) is not int or k < 1:
-            return None
-        span = (k - 1) * dilations[axis] + 1
-        begin, end = pads[axis], pads[nd + axis]
-        if size + begin + end < span:
-            return None
-        out.append(window_count(size, begin, end, span, strides[axis], ceil_mode))
-    return tuple(out)
+    return strides, dilations, pads, ceil_mode
 
 
 def _plain_ints(

@@ -71,6 +71,7 @@ _PLAIN_KINDS = {
     getattr(AttributeProto, kind): kind
     for kind in ("INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS")
 }
+_PLAIN_FIELD_KINDS = frozenset(_PLAIN_KINDS)
 _FLOAT_KINDS = ("FLOAT", "FLOATS")
 
 
@@ -117,6 +118,9 @@ class _InferenceReader(_Reader):
     def __init__(self) -> None:
         super().__init__(None)
         self._shared_attributes: dict[tuple[Any, ...], list[ir.Attribute]] = {}
+        # The same lists by their attributes' encodings: alike nodes mostly encode their
+        # attributes alike, and comparing bytes costs less than reading each field.
+        self._encoded_attributes: dict[tuple[bytes, ...], list[ir.Attribute]] = {}
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
         return _ReadTensor(proto)
@@ -174,11 +178,29 @@ class _InferenceReader(_Reader):
         """A node's attributes. Nodes of a model share a few lists of plain attributes (a
         CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
         and shared (inference never changes them), and the walk keys its memory by it."""
+        encodings = []
+        for proto in protos:
+            if proto.type not in _PLAIN_FIELD_KINDS:  # (a graph is costly to encode)
+                return [self.attribute(a) for a in protos]
+            encodings.append(proto.SerializeToString())
+        encoded = tuple(encodings)
+        found = self._encoded_attributes.get(encoded)
+        if found is None:
+            found = self._plain_attributes(protos)
+            if found is not None:  # (a reference to a function's attribute is not shared)
+                self._encoded_attributes[encoded] = found
+            else:
+                found = [self.attribute(a) for a in protos]
+        return found
+
+    def _plain_attributes(self, protos: Any) -> list[ir.Attribute] | None:
+        """The shared list of these attributes, equal by value (None: one refers to a
+        function's attribute)."""
         plain = []
         for proto in protos:
             kind = _PLAIN_KINDS.get(proto.type)
             if kind is None or proto.ref_attr_name:
-                return [self.attribute(a) for a in protos]
+                return None
             if kind == "INTS":
                 value: Any = tuple(proto.ints[:])
             elif kind == "INT":

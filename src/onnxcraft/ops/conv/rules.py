@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, Rule, RuleRegistry
+from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.windows import (
     require_rank,
     show_shape,
@@ -93,11 +94,12 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
     for d in ws:
         if type(d) is not int:
             return None
-    try:
-        group = int(ctx.attr("group", 1))
-        declared = ctx.attr("kernel_shape")
-        declared = tuple(map(int, declared)) if declared else None
-    except (TypeError, ValueError, OverflowError):
+    derived = ctx.derived
+    attributes = derived.get(_CONV_ATTRIBUTES)
+    if attributes is None:  # read once per alike group of nodes (the context's derived facts)
+        attributes = derived[_CONV_ATTRIBUTES] = _conv_attributes(ctx)
+    group, declared = attributes
+    if group is None:
         return None
     kernel = ws[2:]
     if group < 1 or group_mismatch(xs[1], ws[0], ws[1], group) is not None:  # type: ignore[arg-type]
@@ -106,6 +108,20 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
         return None
     spatial = static_window_output(ctx, xs[2:], kernel)
     return None if spatial is None else (xs[0], ws[0], *spatial)
+
+
+_CONV_ATTRIBUTES = "static conv"  # the derived facts' key of _conv_attributes' answer
+
+
+def _conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int, ...] | None]:
+    """group and the declared kernel_shape as the fast path reads them (group None: they
+    cannot be read so, the general path words why)."""
+    try:
+        group = int(ctx.attr("group", 1))
+        declared = ctx.attr("kernel_shape")
+        return group, tuple(map(int, declared)) if declared else None
+    except (TypeError, ValueError, OverflowError):
+        return None, None
 
 
 def general_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
@@ -138,10 +154,13 @@ def general_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> Shape:
 
 def _convolution(inputs: _ConvInputs, elem_of_output: int | None) -> Rule:
     def rule(ctx: InferenceContext) -> list[ValueType | None]:
-        shape = conv_output_shape(ctx, inputs.x, inputs.w)
+        shape = static_conv_shape(ctx, inputs.x, inputs.w)
+        valid = shape is not None  # dims of valid types and valid window sizes
+        if shape is None:
+            shape = general_conv_shape(ctx, inputs.x, inputs.w)
         _check_bias(ctx, inputs.bias, None if shape is None else shape[1])
         elem = ElementType.INT32 if elem_of_output is None else ctx.elem(elem_of_output)
-        return [Tensor(elem, shape)]
+        return [tensor(elem, shape) if valid else Tensor(elem, shape)]
 
     return rule
 

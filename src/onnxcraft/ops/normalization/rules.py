@@ -7,6 +7,8 @@ normalized axes) and type the statistics outputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
 from onnxcraft.ops.infer_common import normalize_axis, tensor
@@ -77,7 +79,7 @@ def _batch_norm(ctx: InferenceContext) -> list[ValueType | None]:
     else:
         c = _channels(x_shape)
         types = ctx.input_types
-        if not (type(c) is int and len(types) == 5 and all(_vector_of(t, c) for t in types[1:])):
+        if not (type(c) is int and len(types) == 5 and _vectors_of(types, c)):
             # (the common case, every parameter a vector of C entries, needs no checking)
             for index, arg in enumerate(("scale", "B", "mean", "var"), start=1):
                 c = _check_vector(ctx, index, arg, c, "channel of X")
@@ -89,6 +91,16 @@ def _batch_norm(ctx: InferenceContext) -> list[ValueType | None]:
         source = 3 if i % 2 else 4
         outputs.append(Tensor(ctx.elem(source), param_shape))
     return outputs
+
+
+def _vectors_of(types: Sequence[ValueType | None], size: int) -> bool:
+    """Whether the four parameters are tensor types of shape ``(size,)``. Parameters of one
+    element type and size mostly share one type object (the graph's initializers do): then
+    one is checked."""
+    scale = types[1]
+    if types[2] is scale and types[3] is scale and types[4] is scale:
+        return _vector_of(scale, size)
+    return all(_vector_of(t, size) for t in types[1:])
 
 
 def _vector_of(t: ValueType | None, size: int) -> bool:

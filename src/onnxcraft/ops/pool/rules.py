@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from onnxcraft.dtypes import ElementType
 from onnxcraft.ops.infer_api import ALL_VERSIONS, InferenceContext, RuleRegistry
+from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.windows import (
     ints_attr,
     require_rank,
@@ -35,25 +36,26 @@ def _kernel_shape(ctx: InferenceContext, nd: int) -> tuple[int, ...]:
     return kernel
 
 
-def _pooled_shape(ctx: InferenceContext) -> Shape:
-    """(N, C, *windows) of a windowed pooling of input 0."""
+def _pooled_shape(ctx: InferenceContext) -> tuple[Shape, bool]:
+    """(N, C, *windows) of a windowed pooling of input 0, and whether its dims are known to
+    be valid (the fast path's: a type of them needs no checking)."""
     shape = spatial_input(ctx)
     if shape is None:
         attr = ctx.attr("kernel_shape")
-        return None if not attr else (None,) * (len(attr) + 2)
+        return (None if not attr else (None,) * (len(attr) + 2)), False
     nd = len(shape) - 2
     kernel = _kernel_shape(ctx, nd)
     static = static_window_output(ctx, shape[2:], kernel)
     if static is not None:
-        return (shape[0], shape[1], *static)
+        return (shape[0], shape[1], *static), True
     window = window_attributes(ctx, nd)
-    return (shape[0], shape[1], *window_output_shape(ctx, shape[2:], kernel, window))
+    return (shape[0], shape[1], *window_output_shape(ctx, shape[2:], kernel, window)), False
 
 
 def _pool(ctx: InferenceContext) -> list[ValueType | None]:
     """AveragePool, LpPool and MaxPool: Y, plus MaxPool's int64 Indices of the same shape."""
-    shape = _pooled_shape(ctx)
-    values = Tensor(ctx.elem(0), shape)
+    shape, valid = _pooled_shape(ctx)
+    values = tensor(ctx.elem(0), shape) if valid else Tensor(ctx.elem(0), shape)
     if ctx.num_outputs > 1:
         return [values, Tensor(ElementType.INT64, shape)]
     return [values]

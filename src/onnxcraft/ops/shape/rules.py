@@ -34,10 +34,11 @@ from onnxcraft.ops.infer_common import (
 from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds, slice_indices
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
-__all__ = ["register", "slice_dim"]
+__all__ = ["general_concat", "register", "slice_dim", "static_concat"]
 
 # A Slice bound at least this large means "to the end" (exporters write INT64_MAX or INT32_MAX).
 _TO_THE_END = 2**31 - 1
+_INT64_MAX = 2**63 - 1  # the largest dim a type can hold
 
 
 # -- Reshape --------------------------------------------------------------------------------------
@@ -165,6 +166,55 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
     tensors = [ctx.tensor(i) for i in range(count)]  # (read once: Concat may join many)
+    joined = static_concat(ctx, tensors)
+    if joined is None:
+        return [general_concat(ctx, tensors)]
+    if ctx.values_given and len(joined.shape or ()) == 1 and ctx.is_integer(0):
+        _concat_value(ctx, count)  # shape-like values; others are folded by the engine
+    return [joined]
+
+
+def static_concat(ctx: InferenceContext, tensors: Sequence[Tensor | None]) -> Tensor | None:
+    """:func:`general_concat`'s answer in the common case: every input a tensor of one known
+    element type and rank, the axis valid, its dims known ints and every other dim equal across
+    the inputs. None in any other case (the general path answers, and words any error); never
+    raises. DenseNet joins up to 32 inputs at every block.
+    """
+    if not tensors:
+        return None
+    first = tensors[0]
+    if type(first) is not Tensor or first.elem_type is None or not first.shape:
+        return None
+    elem, shape = first.elem_type, first.shape
+    rank = len(shape)
+    try:
+        axis = int(ctx.attr("axis", 1))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not -rank <= axis < rank:
+        return None
+    if axis < 0:
+        axis += rank
+    head, tail = shape[:axis], shape[axis + 1 :]
+    total = 0
+    for t in tensors:
+        if type(t) is not Tensor or t.elem_type is not elem:
+            return None
+        s = t.shape
+        if s is None or len(s) != rank:
+            return None
+        d = s[axis]
+        if type(d) is not int or s[:axis] != head or s[axis + 1 :] != tail:
+            return None
+        total += d
+    if total > _INT64_MAX:
+        return None  # (the general path's type refuses it, in words)
+    return tensor(elem, (*head, total, *tail))
+
+
+def general_concat(ctx: InferenceContext, tensors: Sequence[Tensor | None]) -> Tensor:
+    """Concat's output type for any inputs (``tensors``: ``ctx.tensor`` of each), every check
+    made (and the value of a joined shape-like vector, when every input's is known)."""
     shapes = [None if t is None else t.shape for t in tensors]
     elems = {t.elem_type for t in tensors if t is not None and t.elem_type is not None}
     if len(elems) > 1:
@@ -173,7 +223,7 @@ def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     elem = elems.pop() if elems else None
     known = [s for s in shapes if s is not None]
     if not known:
-        return [Tensor(elem, None)]
+        return Tensor(elem, None)
     rank = len(known[0])
     if any(len(s) != rank for s in known):
         raise ctx.fail(f"inputs have different ranks: {[list(s) for s in known]}")
@@ -181,7 +231,7 @@ def _concat(ctx: InferenceContext) -> list[ValueType | None]:
         raise ctx.fail("inputs must have rank >= 1 (scalars cannot be concatenated)")
     axis = normalize_axis(ctx, int(ctx.attr("axis", 1)), rank)
     if len(known) != len(shapes):
-        return [Tensor(elem, tuple(None if i == axis else known[0][i] for i in range(rank)))]
+        return Tensor(elem, tuple(None if i == axis else known[0][i] for i in range(rank)))
     out: list[Dim] = []
     for i in range(rank):
         column = [s[i] for s in known]
@@ -193,8 +243,8 @@ def _concat(ctx: InferenceContext) -> list[ValueType | None]:
             raise ctx.fail(f"inputs differ in dimension {i} (not the concat axis): {column}")
         out.append(statics.pop() if statics else (column[0] if len(set(column)) == 1 else None))
     if ctx.values_given and rank == 1 and ctx.is_integer(0):
-        _concat_value(ctx, count)  # shape-like values; others are folded by the engine
-    return [Tensor(elem, tuple(out))]
+        _concat_value(ctx, len(tensors))  # shape-like values; others are folded by the engine
+    return Tensor(elem, tuple(out))
 
 
 def _dims_total(dims: Sequence[Dim]) -> Dim:

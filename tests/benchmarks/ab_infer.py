@@ -1,0 +1,113 @@
+"""Before/after, in one process: ``oc.infer_shapes`` of the working tree against the same
+function at an earlier git revision, alternated round by round, on the models of ``zoo.py``
+and a chain (weights as external data, as in ``bench_infer.py``).
+
+    python tests/benchmarks/ab_infer.py --before REV [--models resnet50,...] [--rounds 9]
+
+The revision's ``src/onnxcraft`` is copied to a temporary folder as the package
+``onnxcraft_before`` (its imports renamed; its protobuf messages are the working tree's, since
+a descriptor can be registered once per process). Both must give the same bytes. Each round
+times each side ``inner`` times and keeps the best CPU time of the process
+(``time.process_time``, which other processes on a shared machine disturb less than wall
+time); the table gives the median (best) over rounds and after / before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_infer
+import zoo
+
+import onnxcraft as oc
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = "onnxcraft_before"
+
+
+def load_revision(revision: str, into: Path) -> Any:
+    """The package ``onnxcraft`` as of ``revision``, imported as ``onnxcraft_before``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "src/onnxcraft"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    package = into / "src" / PACKAGE
+    (into / "src" / "onnxcraft").rename(package)
+    word = re.compile(r"\bonnxcraft\b")
+    for path in package.rglob("*.py"):
+        path.write_text(word.sub(PACKAGE, path.read_text()))
+    (package / "proto" / "onnx_pb2.py").write_text(
+        "from onnxcraft.proto.onnx_pb2 import *  # noqa: F403\n"
+        "from onnxcraft.proto.onnx_pb2 import DESCRIPTOR, SOURCE_SHA256  # noqa: F401\n"
+    )
+    (into / "opset_specs").symlink_to(ROOT / "opset_specs")  # (found beside src/)
+    sys.path.insert(0, str(into / "src"))
+    return importlib.import_module(PACKAGE)
+
+
+def best_of(fn: Callable[[], Any], inner: int) -> float:
+    times = []
+    for _ in range(inner):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="a git revision")
+    parser.add_argument("--models", default=",".join([*zoo.MODELS, "chain10000"]))
+    parser.add_argument("--rounds", type=int, default=9)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        before = load_revision(args.before, Path(folder))
+        print(f"# before: {args.before}; median (best) CPU ms over {args.rounds} rounds")
+        print("| model | before ms | after ms | after / before |")
+        print("|---|---|---|---|")
+        for name in args.models.split(","):
+            if name.startswith("chain"):
+                model, inner = bench_infer.chain(int(name[len("chain") :])), 1
+            else:
+                model, inner = zoo.MODELS[name](1), 20
+            data = bench_infer.strip(model, external=True)
+            same = oc.infer_shapes(data).SerializeToString()
+            assert same == before.infer_shapes(data).SerializeToString(), name
+            sides = {
+                "before": lambda d=data: before.infer_shapes(d),
+                "after": lambda d=data: oc.infer_shapes(d),
+            }
+            runs: dict[str, list[float]] = {"before": [], "after": []}
+            for round_ in range(args.rounds):
+                order = ["before", "after"] if round_ % 2 == 0 else ["after", "before"]
+                for side in order:
+                    runs[side].append(best_of(sides[side], inner))
+            b, a = runs["before"], runs["after"]
+            print(
+                f"| {name} | {statistics.median(b) * 1e3:.3f} ({min(b) * 1e3:.3f}) | "
+                f"{statistics.median(a) * 1e3:.3f} ({min(a) * 1e3:.3f}) | "
+                f"{statistics.median(a) / statistics.median(b):.3f} "
+                f"({min(a) / min(b):.3f}) |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
