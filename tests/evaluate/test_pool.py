@@ -185,7 +185,12 @@ def test_max_pool_at_stride_two_along_the_last_axis_matches_onnxruntime(
     (odd widths): values and the Indices output, in either storage order."""
     # no window wider than the padded row, no pad as wide as the window
     assume(kernel <= width + 2 * pad and pad < kernel)
-    x = (np.random.default_rng(seed).standard_normal((batch, 2, height, width)) * 60).astype(dtype)
+    # Distinct values along each row (the windows' only axis): which of two equal maxima
+    # Indices names is left open by the standard. A row may hold 0, uint8's lowest value,
+    # which the padding holds too.
+    rows = np.tile(np.arange(-100, 100), (batch * 2 * height, 1))
+    distinct = np.random.default_rng(seed).permuted(rows, axis=1)[:, :width]
+    x = distinct.reshape(batch, 2, height, width).astype(dtype)
     attrs = {
         "kernel_shape": [1, kernel],
         "strides": [1, 2],
@@ -197,3 +202,21 @@ def test_max_pool_at_stride_two_along_the_last_axis_matches_onnxruntime(
     values, indices = max_pool(x, **attrs)
     assert values.dtype == x.dtype and values.tobytes() == expected_values.tobytes()
     np.testing.assert_array_equal(indices, expected_indices)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "lowest"), [(np.uint8, 0), (np.int8, -128), (np.float32, -np.inf)]
+)
+def test_max_pool_indices_never_point_at_padding(dtype: Any, lowest: Any) -> None:
+    """A window whose maximum is the type's lowest value (what the padding holds) names a
+    sample of the input; a NaN maximum names the window's first NaN."""
+    x = np.full((1, 1, 3, 4), lowest, dtype)
+    attrs = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
+    values, indices = max_pool(x, **attrs)
+    assert (values == lowest).all()
+    # every window starts in padding: its first sample on the input is its top-left corner
+    np.testing.assert_array_equal(indices, [[[[0, 1], [4, 5]]]])
+    if dtype == np.float32:
+        x[0, 0, 1, 2] = np.nan
+        values, indices = max_pool(x, **attrs)
+        assert np.isnan(values[0, 0, 0, 1]) and indices[0, 0, 0, 1] == 6
