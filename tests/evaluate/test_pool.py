@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from onnxcraft.errors import EvaluationError
 from onnxcraft.ops.pool.kernels import (
@@ -152,3 +156,67 @@ def test_roi_align_matches_onnxruntime(mode: str, ctm: str) -> None:
     np.testing.assert_allclose(
         roi_align_16(x, rois, batch, **attrs), expected, rtol=1e-4, atol=1e-5
     )
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    width=st.integers(2, 13),
+    height=st.integers(1, 6),
+    batch=st.integers(1, 3),
+    kernel=st.integers(1, 3),
+    pad=st.integers(0, 1),
+    ceil_mode=st.integers(0, 1),
+    storage_order=st.integers(0, 1),
+    dtype=st.sampled_from([np.float32, np.float64, np.int8, np.uint8]),
+    seed=st.integers(0, 2**16),
+)
+def test_max_pool_at_stride_two_along_the_last_axis_matches_onnxruntime(
+    width: int,
+    height: int,
+    batch: int,
+    kernel: int,
+    pad: int,
+    ceil_mode: int,
+    storage_order: int,
+    dtype: Any,
+    seed: int,
+) -> None:
+    """Every other position kept by a cast of element pairs (even widths) or a strided copy
+    (odd widths): values and the Indices output, in either storage order."""
+    # no window wider than the padded row, no pad as wide as the window
+    assume(kernel <= width + 2 * pad and pad < kernel)
+    # Distinct values along each row (the windows' only axis): which of two equal maxima
+    # Indices names is left open by the standard. A row may hold 0, uint8's lowest value,
+    # which the padding holds too.
+    rows = np.tile(np.arange(-100, 100), (batch * 2 * height, 1))
+    distinct = np.random.default_rng(seed).permuted(rows, axis=1)[:, :width]
+    x = distinct.reshape(batch, 2, height, width).astype(dtype)
+    attrs = {
+        "kernel_shape": [1, kernel],
+        "strides": [1, 2],
+        "pads": [0, pad, 0, pad],
+        "ceil_mode": ceil_mode,
+        "storage_order": storage_order,
+    }
+    expected_values, expected_indices = run_node("MaxPool", [x], opset=12, outputs=2, **attrs)
+    values, indices = max_pool(x, **attrs)
+    assert values.dtype == x.dtype and values.tobytes() == expected_values.tobytes()
+    np.testing.assert_array_equal(indices, expected_indices)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "lowest"), [(np.uint8, 0), (np.int8, -128), (np.float32, -np.inf)]
+)
+def test_max_pool_indices_never_point_at_padding(dtype: Any, lowest: Any) -> None:
+    """A window whose maximum is the type's lowest value (what the padding holds) names a
+    sample of the input; a NaN maximum names the window's first NaN."""
+    x = np.full((1, 1, 3, 4), lowest, dtype)
+    attrs = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
+    values, indices = max_pool(x, **attrs)
+    assert (values == lowest).all()
+    # every window starts in padding: its first sample on the input is its top-left corner
+    np.testing.assert_array_equal(indices, [[[[0, 1], [4, 5]]]])
+    if dtype == np.float32:
+        x[0, 0, 1, 2] = np.nan
+        values, indices = max_pool(x, **attrs)
+        assert np.isnan(values[0, 0, 0, 1]) and indices[0, 0, 0, 1] == 6

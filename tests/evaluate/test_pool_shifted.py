@@ -126,3 +126,60 @@ def test_a_few_planes_at_a_time_changes_nothing(case: tuple[np.ndarray, Any], ch
 
 def _lowest(x: np.ndarray) -> Any:
     return -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+
+
+@st.composite
+def innermost_stride_two(draw: Any) -> tuple[np.ndarray, Any]:
+    """Windows at stride 2 along the innermost axis (kept every other position by a cast of
+    element pairs when rows have an even length), in every element width."""
+    kernel = draw(st.integers(1, 4))
+    dilation = draw(st.integers(1, 2))
+    pads = (draw(st.integers(0, kernel - 1)), draw(st.integers(0, kernel - 1)))
+    span = (kernel - 1) * dilation + 1
+    width = draw(st.integers(max(1, span - sum(pads)), span + 12))
+    rows = draw(st.integers(1, 5))
+    dtype = draw(st.sampled_from([np.float16, np.float32, np.float64, np.int8, np.uint8]))
+    batch = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    x = (rng.standard_normal((batch, 2, rows, width)) * 60).astype(dtype)
+    if dtype in (np.float16, np.float32, np.float64) and x.size:
+        # NaN, signed zeros and infinities pass through bit for bit (which zero wins depends
+        # on the order of the taps)
+        flat = x.reshape(-1)
+        picks = rng.integers(0, flat.size, 6)
+        flat[picks] = [np.nan, -0.0, 0.0, -0.0, np.inf, -np.inf]
+    geom = resolve_geometry(
+        "MaxPool",
+        x.shape[2:],
+        (draw(st.integers(1, 3)), kernel),
+        strides=(draw(st.integers(1, 2)), 2),
+        dilations=(1, dilation),
+        pads=(0, pads[0], 0, pads[1]),
+        auto_pad="NOTSET",
+        ceil_mode=draw(st.booleans()),
+    )
+    return x, geom
+
+
+@settings(max_examples=300, deadline=None)
+@given(innermost_stride_two())
+def test_innermost_stride_two_keeps_every_other_as_strided(case: tuple[np.ndarray, Any]) -> None:
+    x, geom = case
+    if min(geom.out_shape) < 0:
+        return
+    lowest = _lowest(x)
+    expected = separable_reduce(x, geom, np.maximum, lowest)
+    result = window_reduce(x, geom, np.maximum, lowest)
+    assert _same(result, expected)
+    assert result.flags.c_contiguous and not np.may_share_memory(result, x)
+
+
+def test_every_other_reads_the_first_of_each_pair() -> None:
+    """Each cast width, rows of even and odd length, fewer outputs than pairs."""
+    for dtype in (np.uint8, np.float16, np.float32, np.float64):
+        every = np.arange(2 * 3 * 10, dtype=dtype).reshape(2, 3, 10)
+        for n_out in (5, 3, 1):
+            kept = shifted._every_other(every, n_out)
+            assert _same(kept, np.ascontiguousarray(every[..., 0 : 2 * n_out - 1 : 2]))
+        odd = np.ascontiguousarray(every[..., :9])
+        assert _same(shifted._every_other(odd, 5), np.ascontiguousarray(odd[..., ::2]))

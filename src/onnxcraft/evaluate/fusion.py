@@ -22,6 +22,8 @@ The rewrites:
   (:mod:`onnxcraft.ops.conv.prepared`: layouts that avoid most of the im2col copy, rounding
   within float precision of the written kernel), with the Add that alone reads its output
   (a residual connection) and then the Relu that alone reads that, applied in place.
+- A Concat followed by a channel shuffle (Reshape, Transpose, Reshape: ShuffleNet's units)
+  copies its inputs straight into the shuffled order (:mod:`onnxcraft.evaluate.channel_shuffle`).
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -37,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.ops.clamp import at_least_zero
@@ -68,6 +71,8 @@ def fuse_steps(
     steps = _prepare_convolutions(steps, constants, inputs, kept)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
+    fixed = set(constants) - inputs
+    steps = shuffle_concats(steps, constants, fixed, kept, _readers(steps), _is_library_step)
     steps = share_concat_buffers(steps, kept, _is_library_step)
     return _merge_relus(steps, kept)
 

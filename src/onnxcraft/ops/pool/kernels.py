@@ -70,14 +70,29 @@ def _lowest(dtype: np.dtype[Any]) -> Any:
 def _max_indices(
     x: np.ndarray, padded: np.ndarray, geom: WindowGeometry, result: np.ndarray, storage_order: int
 ) -> np.ndarray:
-    """Flat input index of the first maximum of every window (row- or column-major)."""
+    """Flat input index of the first maximum of every window (row- or column-major).
+
+    Only samples on the input count: the padding holds the type's lowest value, which a
+    sample may equal (0 in uint8, -inf). A NaN maximum is the first NaN of the window.
+    """
     nd = geom.ndim
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     best = np.full(result.shape, -1, np.int64)
-    for tap_index, view in enumerate(tap_views(padded, geom)):
-        hit = (view == result) & (best < 0)
-        best[hit] = tap_index
+    result_nan = np.isnan(result) if result.dtype.kind == "f" else None
+    for on_input_only in (True, False):  # then, for windows of padding alone, any sample
+        for tap_index, (tap, view) in enumerate(
+            zip(np.ndindex(*geom.kernel), tap_views(padded, geom), strict=True)
+        ):
+            hit = view == result
+            if result_nan is not None:
+                hit |= result_nan & np.isnan(view)
+            hit &= best < 0
+            if on_input_only:
+                hit &= _tap_on_input(tap, geom, spatial)
+            best[hit] = tap_index
+        if not (best < 0).any():
+            break
     taps = np.unravel_index(best, geom.kernel)
     flat = np.zeros(result.shape, np.int64)
     grids = np.meshgrid(*[np.arange(o) for o in geom.out_shape], indexing="ij")
@@ -91,6 +106,19 @@ def _max_indices(
         flat = flat * spatial[i] + coords[i]
     base = np.arange(n * c, dtype=np.int64).reshape((n, c) + (1,) * nd) * int(np.prod(spatial))
     return np.asarray(flat + base)
+
+
+def _tap_on_input(tap: tuple[int, ...], geom: WindowGeometry, spatial: tuple[int, ...]) -> Any:
+    """Which windows' sample at ``tap`` lies on the input (not on padding), shaped to
+    broadcast over (N, C, out...)."""
+    on_input: Any = True
+    for axis, (t, length) in enumerate(zip(tap, spatial, strict=True)):
+        start = np.arange(geom.out_shape[axis]) * geom.strides[axis] - geom.pads_begin[axis]
+        sample = start + t * geom.dilations[axis]
+        shape = [1] * (2 + geom.ndim)
+        shape[2 + axis] = -1
+        on_input = on_input & ((sample >= 0) & (sample < length)).reshape(shape)
+    return on_input
 
 
 def _max_pool(

