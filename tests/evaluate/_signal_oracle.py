@@ -178,6 +178,7 @@ def reference_mel(bands: int, n: int, rate: int, lower: float, upper: float) -> 
     for i in range(bands + 2):
         mel = mel_low + i * (mel_high - mel_low) / (bands + 2)
         hz = 700 * np.expm1(mel / 2595 * np.log(10))
+        hz = min(max(hz, lower), upper)  # a corner lies within the edges, whatever the rounding
         corners.append(int(np.floor((n + 1) * hz / rate)))
     out = np.zeros((n // 2 + 1, bands))
     for band in range(bands):

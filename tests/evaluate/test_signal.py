@@ -430,6 +430,17 @@ def test_mel_weight_matrix_matches_the_definition_and_onnxruntime(case: MelCase)
         np.testing.assert_allclose(out, ort_out, rtol=1e-6)
 
 
+def test_mel_weight_matrix_corner_on_a_bin_boundary() -> None:
+    """Corners at exactly 250 Hz fall on bin (3 + 1) * 250 / 1000 = 1: the mel round trip
+    must not move them an ulp below, into bin 0 (onnxruntime gives bin 1 too)."""
+    ints = (np.array(v, np.int64) for v in (1, 3, 1000))
+    inputs = (*ints, np.array(250, np.float32), np.array(250, np.float32))
+    out = mel_weight_matrix(*inputs, output_datatype=ElementType.UINT8)
+    np.testing.assert_array_equal(out, [[0], [1]])
+    ort_out = run_ort("MelWeightMatrix", inputs, opset=17, output_datatype=ElementType.UINT8)
+    np.testing.assert_array_equal(out, ort_out)
+
+
 def test_mel_weight_matrix_up_to_nyquist_with_an_odd_dft_length() -> None:
     out = mel_weight_matrix(
         np.array(4), np.array(15), np.array(16000), np.float32(0), np.float32(8000)

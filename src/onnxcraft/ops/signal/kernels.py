@@ -339,6 +339,10 @@ def _mel_edges(bands: int, dft_length: int, rate: int, lower: float, upper: floa
     low, high = _hz_to_mel(lower), _hz_to_mel(upper)
     step = (high - low) / (bands + 2)
     hz = _mel_to_hz(low + step * np.arange(bands + 2, dtype=np.float64))
+    # Every corner lies within the edges; the round trip through the mel scale can miss the
+    # lower edge by an ulp, which moves a corner sitting on a bin boundary down one bin
+    # (lower == upper == 250 Hz at 1000 Hz and dft_length 3: bin 1, not 0).
+    hz = np.clip(hz, lower, upper)
     return np.floor((dft_length + 1) * hz / rate).astype(np.int64)
 
 
