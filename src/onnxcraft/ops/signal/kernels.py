@@ -343,7 +343,7 @@ def _mel_edges(bands: int, dft_length: int, rate: int, lower: float, upper: floa
     # lower edge by an ulp, which moves a corner sitting on a bin boundary down one bin
     # (lower == upper == 250 Hz at 1000 Hz and dft_length 3: bin 1, not 0).
     hz = np.clip(hz, lower, upper)
-    return np.floor((dft_length + 1) * hz / rate).astype(np.int64)
+    return np.asarray(np.floor((dft_length + 1) * hz / rate), np.int64)
 
 
 def _check_mel_range(lower: float, upper: float) -> None:
