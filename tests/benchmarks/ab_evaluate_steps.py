@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fair
 import numpy as np
 import zoo
-from bench_evaluate import cpu_timed
+from bench_evaluate import before_after_row
 
 import onnxcraft as oc
 from onnxcraft.evaluate import fusion
@@ -95,19 +95,7 @@ def main() -> None:
                 "before": run_old,
                 "after": lambda new=new: new.run(feeds),
             }
-            a, b = runs["before"](), runs["after"]()
-            same = all(np.array_equal(a[k], b[k]) for k in a)
-            timed, spent = cpu_timed(runs)
-            times = fair.race(timed, args.repeat)
-            cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
-            print(
-                f"| {name} | {batch} | {fair.ms(times['before'])} | {fair.ms(times['after'])} | "
-                f"{fair.format_ratio(times['after'], times['before'])} | "
-                f"{fair.ms(cpu['before'])} | "
-                f"{fair.ms(cpu['after'])} | {fair.format_ratio(cpu['after'], cpu['before'])} |"
-                f"{'' if same else ' (outputs differ!)'}",
-                flush=True,
-            )
+            print(f"| {name} | {batch} | {before_after_row(runs, args.repeat)}", flush=True)
 
 
 if __name__ == "__main__":

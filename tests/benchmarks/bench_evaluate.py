@@ -72,6 +72,23 @@ def cpu_timed(runs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[floa
     return {name: timed(fn, spent[name]) for name, fn in runs.items()}, spent
 
 
+def before_after_row(runs: dict[str, Any], repeat: int) -> str:
+    """The cells of a before/after comparison in one process: wall and CPU milliseconds of
+    ``runs["before"]`` and ``runs["after"]``, alternated, with their ratios; the outputs
+    must be the same bits."""
+    a, b = runs["before"](), runs["after"]()
+    same = all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
+    timed, spent = cpu_timed(runs)
+    times = fair.race(timed, repeat)
+    cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
+    return (
+        f"{fair.ms(times['before'])} | {fair.ms(times['after'])} | "
+        f"{fair.format_ratio(times['after'], times['before'])} | {fair.ms(cpu['before'])} | "
+        f"{fair.ms(cpu['after'])} | {fair.format_ratio(cpu['after'], cpu['before'])} |"
+        f"{'' if same else ' (outputs differ!)'}"
+    )
+
+
 def cpu_columns(spent: dict[str, list[float]], warmup: int) -> str:
     ours = spent["onnxcraft"][warmup:]
     theirs = spent.get("onnxruntime", [])[warmup:]
