@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.limits import Limits
 from onnxcraft.evaluate.plan import GraphPlan, Preparer
 from onnxcraft.evaluate.run import run_plan
+from onnxcraft.gcpause import gc_paused
 from onnxcraft.io import model_ir as read_model_ir
 from onnxcraft.ops.kernel_api import KernelRegistry
 from onnxcraft.ops.run_guard import CancelToken, guarded
@@ -58,7 +57,7 @@ class Evaluator:
         self.limits = _limits(limits)
         if not isinstance(fuse, bool):
             raise EvaluationError(f"Evaluator: fuse must be True or False, got {fuse!r}")
-        with _gc_paused():
+        with gc_paused():  # preparing makes long-lived objects per node: nothing to collect
             model_ir = read_model_ir(model, what="Evaluator: model", base_dir=base_dir)
             self.model = model_ir
             functions = {(f.domain, f.name): f for f in model_ir.functions}
@@ -110,7 +109,7 @@ class Evaluator:
     def _plan_as_written(self) -> GraphPlan:
         """The plan without fusions (prepared on first use): every node's value exists."""
         if self._as_written is None:
-            with _gc_paused():
+            with gc_paused():  # preparing makes long-lived objects per node: nothing to collect
                 preparer = self._preparer
                 unfused = Preparer(
                     preparer.opsets, preparer.functions, preparer.kernels, fuse=False
@@ -144,24 +143,6 @@ def _limits(limits: Any) -> Limits:
     if not isinstance(limits, Limits):
         raise EvaluationError(f"evaluate: limits must be an oc.Limits, got {type(limits).__name__}")
     return limits
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a model is prepared.
-
-    Preparing allocates several long-lived objects per node, and every generation-2 pass of
-    the collector walks all of them again: at 100k nodes that tripled preparation time. The
-    objects are kept anyway, so pausing the collector loses nothing (its previous state is
-    restored).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _check_feed(name: str, value: Any, declared: ValueType | None) -> Any:
