@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fair
 import numpy as np
-import zoo
-from bench_evaluate import before_after_row
+from bench_evaluate import before_after_table
 
 import onnxcraft as oc
 from onnxcraft.evaluate import fusion
@@ -76,26 +75,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     print(fair.describe_machine(fair.pin_threads(1)))
-    print(
-        "| model | batch | before ms | after ms | after / before | before CPU ms "
-        "| after CPU ms | CPU after / before |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for name in args.models.split(","):
-        for batch in (int(b) for b in args.batches.split(",")):
-            model = zoo.MODELS[name](batch)
-            feeds = zoo.feeds_for(model)
-            old, new = before_evaluator(model), oc.Evaluator(model)
-
-            def run_old(old: oc.Evaluator = old) -> Any:
-                with undone():
-                    return old.run(feeds)
-
-            runs: dict[str, Callable[[], Any]] = {
-                "before": run_old,
-                "after": lambda new=new: new.run(feeds),
-            }
-            print(f"| {name} | {batch} | {before_after_row(runs, args.repeat)}", flush=True)
+    before_after_table(args.models, args.batches, args.repeat, before_evaluator, undone)
 
 
 if __name__ == "__main__":

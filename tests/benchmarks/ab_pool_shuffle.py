@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -32,8 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fair
 import numpy as np
-import zoo
-from bench_evaluate import before_after_row
+from bench_evaluate import before_after_table
 
 import onnxcraft as oc
 from onnxcraft.evaluate import fusion
@@ -120,26 +119,9 @@ def main() -> None:
         time_pools(old_pooling)
         return
     print(f"before: pooling of {args.before}, no channel-shuffle rewrite")
-    print(
-        "| model | batch | before ms | after ms | after / before | before CPU ms "
-        "| after CPU ms | CPU after / before |"
+    before_after_table(
+        args.models, args.batches, args.repeat, before_evaluator, lambda: pooling_of(old_pooling)
     )
-    print("|---|---|---|---|---|---|---|---|")
-    for name in args.models.split(","):
-        for batch in (int(b) for b in args.batches.split(",")):
-            model = zoo.MODELS[name](batch)
-            feeds = zoo.feeds_for(model)
-            old, new = before_evaluator(model), oc.Evaluator(model)
-
-            def run_old(old: oc.Evaluator = old) -> Any:
-                with pooling_of(old_pooling):
-                    return old.run(feeds)
-
-            runs: dict[str, Callable[[], Any]] = {
-                "before": run_old,
-                "after": lambda new=new: new.run(feeds),
-            }
-            print(f"| {name} | {batch} | {before_after_row(runs, args.repeat)}", flush=True)
 
 
 if __name__ == "__main__":

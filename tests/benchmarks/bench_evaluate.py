@@ -24,6 +24,8 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -72,21 +74,45 @@ def cpu_timed(runs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[floa
     return {name: timed(fn, spent[name]) for name, fn in runs.items()}, spent
 
 
-def before_after_row(runs: dict[str, Any], repeat: int) -> str:
-    """The cells of a before/after comparison in one process: wall and CPU milliseconds of
-    ``runs["before"]`` and ``runs["after"]``, alternated, with their ratios; the outputs
-    must be the same bits."""
-    a, b = runs["before"](), runs["after"]()
-    same = all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
-    timed, spent = cpu_timed(runs)
-    times = fair.race(timed, repeat)
-    cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
-    return (
-        f"{fair.ms(times['before'])} | {fair.ms(times['after'])} | "
-        f"{fair.format_ratio(times['after'], times['before'])} | {fair.ms(cpu['before'])} | "
-        f"{fair.ms(cpu['after'])} | {fair.format_ratio(cpu['after'], cpu['before'])} |"
-        f"{'' if same else ' (outputs differ!)'}"
+def before_after_table(
+    models: str,
+    batches: str,
+    repeat: int,
+    before_evaluator: Callable[[Any], Any],
+    undone: Callable[[], AbstractContextManager[Any]],
+) -> None:
+    """Print a before/after comparison in one process, model by model: the evaluator
+    ``before_evaluator`` prepares, run with the changes ``undone()``, against ``oc.Evaluator``;
+    wall and CPU milliseconds alternated, their ratios, and whether the outputs are the same
+    bits."""
+    print(
+        "| model | batch | before ms | after ms | after / before | before CPU ms "
+        "| after CPU ms | CPU after / before |"
     )
+    print("|---|---|---|---|---|---|---|---|")
+    for name in models.split(","):
+        for batch in (int(b) for b in batches.split(",")):
+            model = zoo.MODELS[name](batch)
+            feeds = zoo.feeds_for(model)
+            old, new = before_evaluator(model), oc.Evaluator(model)
+
+            def run_old(old: Any = old, feeds: dict[str, np.ndarray] = feeds) -> Any:
+                with undone():
+                    return old.run(feeds)
+
+            runs = {"before": run_old, "after": lambda new=new, feeds=feeds: new.run(feeds)}
+            a, b = run_old(), new.run(feeds)
+            same = all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
+            timed, spent = cpu_timed(runs)
+            times = fair.race(timed, repeat)
+            cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
+            print(
+                f"| {name} | {batch} | {fair.ms(times['before'])} | {fair.ms(times['after'])} | "
+                f"{fair.format_ratio(times['after'], times['before'])} | {fair.ms(cpu['before'])} "
+                f"| {fair.ms(cpu['after'])} | {fair.format_ratio(cpu['after'], cpu['before'])} |"
+                f"{'' if same else ' (outputs differ!)'}",
+                flush=True,
+            )
 
 
 def cpu_columns(spent: dict[str, list[float]], warmup: int) -> str:
