@@ -183,3 +183,37 @@ def test_an_empty_sequence_is_recorded_with_its_element_type(tmp_path: Path) -> 
     assert record_file(path) == []
     written = json.loads(path.read_text())["versions"][-1]["examples"][0]["outputs"]
     assert written == {"output": {"sequence": [], "dtype": "int64"}}
+
+
+# -- comparing recorded values ---------------------------------------------------------------
+
+
+def test_floats_agree_to_a_few_units_in_the_last_place_across_cpus() -> None:
+    # numpy's exp and friends differ by an ulp or two between AVX2 and AVX-512 machines
+    three = np.array([3.0], np.float32)
+    one_up = np.nextafter(three, np.float32(4))
+    assert same_value(three, one_up)
+    far = three
+    for _ in range(5):
+        far = np.nextafter(far, np.float32(4))
+    assert not same_value(three, far)
+    assert not same_value(three, three.astype(np.float64))  # the type still counts
+
+
+def test_nan_and_infinities_must_sit_where_recorded() -> None:
+    want = np.array([np.nan, np.inf, 1.0], np.float32)
+    assert same_value(want, want.copy())
+    assert not same_value(want, np.array([1.0, np.inf, 1.0], np.float32))
+    assert not same_value(want, np.array([np.nan, -np.inf, 1.0], np.float32))
+    assert not same_value(want, np.array([np.nan, np.finfo(np.float32).max, 1.0], np.float32))
+
+
+def test_complex_parts_are_compared_one_by_one() -> None:
+    z = np.array([1 + 2j], np.complex64)
+    nudged = np.array([complex(1, np.nextafter(np.float32(2), np.float32(3)))], np.complex64)
+    assert same_value(z, nudged)
+    assert not same_value(z, np.array([1 + 3j], np.complex64))
+
+
+def test_integers_stay_exact() -> None:
+    assert not same_value(np.array([3], np.int64), np.array([4], np.int64))
