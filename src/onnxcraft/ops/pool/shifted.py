@@ -322,24 +322,44 @@ def _reduce_axis_strided(
     out_shape[dim] = n_out
     reduced = program.new(out_shape)
     order = _tap_order(length, geom, axis)
-    began = False
-    for tap in order:
-        if tap is None:
-            program.ops.append(_fill(_view(reduced, tuple(out_shape)), identity))
-            began = True
-            continue
+    whole = _view(reduced, tuple(out_shape))
+    if order[0] is None:
+        program.ops.append(_fill(whole, identity))
+    reads: list[tuple[int, int, _View]] = []  # (lo, hi, view) of the taps landing on the input
+    for tap in (tap for tap in order if tap is not None):
         lo, hi, first = tap_range(length, geom, axis, tap)
         source: list[slice] = [slice(None)] * len(shape)
         source[dim] = slice(first, first + (hi - lo - 1) * stride + 1, stride)
+        reads.append((lo, hi, _view(slot, shape, tuple(source))))
+
+    def part(lo: int, hi: int) -> _View:
         target: list[slice] = [slice(None)] * len(shape)
         target[dim] = slice(lo, hi)
-        window = _view(reduced, tuple(out_shape), tuple(target))
-        read = _view(slot, shape, tuple(source))
-        if began:
-            program.ops.append(_combine(combine, window, window, read))
+        return _view(reduced, tuple(out_shape), tuple(target))
+
+    if order[0] is not None:
+        # The full tap (it covers every output) and the next one in one operation where
+        # the next lands, the full tap copied elsewhere: one pass fewer than copying first.
+        full = reads.pop(0)[2]
+        if reads:
+            lo, hi, read = reads.pop(0)
+            program.ops.append(_combine(combine, part(lo, hi), _slice(full, dim, lo, hi), read))
+            for a, b in ((0, lo), (hi, n_out)):
+                if b > a:
+                    program.ops.append(_copy(part(a, b), _slice(full, dim, a, b)))
         else:
-            program.ops.append(_copy(window, read))  # the full tap: it covers every output
-            began = True
-    if not began:
-        program.ops.append(_fill(_view(reduced, tuple(out_shape)), identity))
+            program.ops.append(_copy(whole, full))
+    elif not reads:
+        return reduced, tuple(out_shape)
+    for lo, hi, read in reads:
+        window = part(lo, hi)
+        program.ops.append(_combine(combine, window, window, read))
     return reduced, tuple(out_shape)
+
+
+def _slice(view: _View, dim: int, lo: int, hi: int) -> _View:
+    """Positions [lo, hi) along ``dim`` of a view."""
+    index: list[slice] = [slice(None)] * (dim + 1)
+    index[dim] = slice(lo, hi)
+    key = tuple(index)
+    return lambda arrays: view(arrays)[key]

@@ -1,0 +1,147 @@
+"""Before/after, in one process: pooling replayed from recorded programs (issue 17).
+
+    python tests/benchmarks/ab_pools.py [--models inception,squeezenet] [--batches 1,8]
+                                        [--repeat 7] [--before REV] [--kernels]
+
+"before" runs the window reduction of git revision ``--before`` (default: the commit before
+the change, loaded from its file) with the pooling geometry and AveragePool's counts worked
+out at every call, as they were; "after" is the code as it is. The two alternate round by
+round (fair.py), one thread, numpy's BLAS pinned; the table gives median (best) milliseconds
+and after / before, in wall time and in CPU time. Outputs are compared bit for bit.
+``--kernels`` times the pooling kernels on the zoo's geometries instead (CPU time, median of
+15, before and after alternated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fair
+import numpy as np
+from ab_pool_shuffle import _module_at
+from bench_evaluate import before_after_table
+
+import onnxcraft as oc
+from onnxcraft.ops.pool import kernels as pool
+
+
+@contextmanager
+def pooling_of(module: ModuleType) -> Iterator[None]:
+    """The kernels with ``module``'s window reduction and nothing cached between calls."""
+    saved = pool.window_reduce, pool._resolved_geometry, pool._valid_counts
+    pool.window_reduce = module.window_reduce
+    pool._resolved_geometry = saved[1].__wrapped__  # type: ignore[assignment]
+    pool._valid_counts = saved[2].__wrapped__  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pool.window_reduce, pool._resolved_geometry, pool._valid_counts = saved
+
+
+# (name, kernel, input shape, attributes) of the zoo's pooling nodes, one of each
+_KERNELS: list[tuple[str, Callable[..., Any], tuple[int, ...], dict[str, Any]]] = [
+    ("MaxPool 3x3 s2 p1", pool._max_pool_values, (1, 64, 112, 112), {"strides": [2, 2]}),
+    ("MaxPool 3x3 s2 p1", pool._max_pool_values, (1, 192, 56, 56), {"strides": [2, 2]}),
+    ("MaxPool 3x3 s2 p1", pool._max_pool_values, (1, 480, 28, 28), {"strides": [2, 2]}),
+    ("MaxPool 3x3 s2 p1", pool._max_pool_values, (1, 832, 14, 14), {"strides": [2, 2]}),
+    ("MaxPool 3x3 s1 p1", pool._max_pool_values, (1, 256, 28, 28), {"strides": [1, 1]}),
+    ("MaxPool 3x3 s1 p1", pool._max_pool_values, (1, 512, 14, 14), {"strides": [1, 1]}),
+    ("MaxPool 3x3 s1 p1", pool._max_pool_values, (1, 832, 7, 7), {"strides": [1, 1]}),
+    (
+        "MaxPool 3x3 s2",
+        pool._max_pool_values,
+        (1, 64, 111, 111),
+        {"strides": [2, 2], "pads": [0] * 4},
+    ),
+    (
+        "MaxPool 3x3 s2",
+        pool._max_pool_values,
+        (1, 128, 55, 55),
+        {"strides": [2, 2], "pads": [0] * 4},
+    ),
+    (
+        "MaxPool 3x3 s2",
+        pool._max_pool_values,
+        (1, 256, 27, 27),
+        {"strides": [2, 2], "pads": [0] * 4},
+    ),
+    (
+        "AveragePool 2x2 s2",
+        pool.average_pool,
+        (1, 128, 56, 56),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    (
+        "AveragePool 2x2 s2",
+        pool.average_pool,
+        (1, 256, 28, 28),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    (
+        "AveragePool 2x2 s2",
+        pool.average_pool,
+        (1, 512, 14, 14),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    ("MaxPool 3x3 s2 p1", pool._max_pool_values, (8, 192, 56, 56), {"strides": [2, 2]}),
+    ("MaxPool 3x3 s1 p1", pool._max_pool_values, (8, 512, 14, 14), {"strides": [1, 1]}),
+]
+
+
+def time_kernels(old: ModuleType) -> None:
+    print("| kernel | input | before CPU ms | after CPU ms | after / before |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for name, kernel, shape, given in _KERNELS:
+        x = rng.standard_normal(shape).astype(np.float32)
+        attributes = {"kernel_shape": [3, 3], "pads": [1] * 4, **given}
+        spent: dict[str, list[float]] = {"before": [], "after": []}
+        results = {}
+        for _ in range(16):
+            for side, times in spent.items():
+                start = time.process_time()
+                if side == "before":
+                    with pooling_of(old):
+                        results[side] = kernel(x, **attributes)
+                else:
+                    results[side] = kernel(x, **attributes)
+                times.append(time.process_time() - start)
+        assert results["before"].tobytes() == results["after"].tobytes()
+        before, after = (statistics.median(spent[k][1:]) * 1e3 for k in ("before", "after"))
+        print(
+            f"| {name} | {'x'.join(map(str, shape))} | {before:.3f} | {after:.3f} "
+            f"| {after / before:.2f}x |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="inception,squeezenet,densenet121")
+    parser.add_argument("--batches", default="1,8")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--before", default="30f4ead")
+    parser.add_argument("--kernels", action="store_true")
+    args = parser.parse_args()
+    old = _module_at(args.before, "src/onnxcraft/ops/pool/shifted.py")
+    print(fair.describe_machine(fair.pin_threads(1)))
+    if args.kernels:
+        time_kernels(old)
+        return
+    print(f"before: window reduction of {args.before}, nothing cached between calls")
+    before_after_table(
+        args.models, args.batches, args.repeat, oc.Evaluator, lambda: pooling_of(old)
+    )
+
+
+if __name__ == "__main__":
+    main()
