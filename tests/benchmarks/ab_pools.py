@@ -1,7 +1,8 @@
-"""Before/after, in one process: pooling replayed from recorded programs (issue 17).
+"""Before/after, in one process: pooling replayed from recorded programs, and convolutions
+written into their Concat's output (issue 17).
 
     python tests/benchmarks/ab_pools.py [--models inception,squeezenet] [--batches 1,8]
-                                        [--repeat 7] [--before REV] [--kernels]
+                                        [--repeat 7] [--before REV] [--kernels | --concat]
 
 "before" runs the window reduction of git revision ``--before`` (default: the commit before
 the change, loaded from its file) with the pooling geometry and AveragePool's counts worked
@@ -9,7 +10,9 @@ out at every call, as they were; "after" is the code as it is. The two alternate
 round (fair.py), one thread, numpy's BLAS pinned; the table gives median (best) milliseconds
 and after / before, in wall time and in CPU time. Outputs are compared bit for bit.
 ``--kernels`` times the pooling kernels on the zoo's geometries instead (CPU time, median of
-15, before and after alternated).
+15, before and after alternated). ``--concat`` compares an evaluator prepared without the
+Concat rewrite (``evaluate/concat_targets.py``) with the code as it is, pooling as it is in
+both.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ab_pool_shuffle import _module_at
 from bench_evaluate import before_after_table
 
 import onnxcraft as oc
+from onnxcraft.evaluate import fusion
 from onnxcraft.ops.pool import kernels as pool
 
 
@@ -124,6 +128,20 @@ def time_kernels(old: ModuleType) -> None:
         )
 
 
+def without_concat_targets(model: Any) -> oc.Evaluator:
+    saved = fusion.write_into_concats
+    fusion.write_into_concats = lambda steps, *args: steps  # type: ignore[assignment]
+    try:
+        return oc.Evaluator(model)
+    finally:
+        fusion.write_into_concats = saved  # type: ignore[assignment]
+
+
+@contextmanager
+def nothing_undone() -> Iterator[None]:
+    yield
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="inception,squeezenet,densenet121")
@@ -131,11 +149,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--before", default="30f4ead")
     parser.add_argument("--kernels", action="store_true")
+    parser.add_argument("--concat", action="store_true")
     args = parser.parse_args()
     old = _module_at(args.before, "src/onnxcraft/ops/pool/shifted.py")
     print(fair.describe_machine(fair.pin_threads(1)))
     if args.kernels:
         time_kernels(old)
+        return
+    if args.concat:
+        print("before: no Concat rewrite (evaluate/concat_targets.py)")
+        before_after_table(
+            args.models, args.batches, args.repeat, without_concat_targets, nothing_undone
+        )
         return
     print(f"before: window reduction of {args.before}, nothing cached between calls")
     before_after_table(

@@ -64,8 +64,8 @@ def window_reduce(
 # time, within the L2 cache with the temporaries. Below that, whole-array passes were as fast
 # or faster (measured on 3x3 MaxPools: 8x480x28x28 3.3 -> 2.2 ms, 8x256x56x56 4.9 -> 3.7 ms,
 # while 8x832x14x14 went 0.85 -> 1.06 ms when chunked).
-_CHUNKED_ABOVE = 1 << 21
-_CHUNK = 1 << 18
+_CHUNKED_ABOVE = 1 << 18
+_CHUNK = 1 << 17
 
 # An operation of a program: it reads and writes the run's arrays (slot 0 the input).
 _Op = Callable[[list[np.ndarray]], None]
