@@ -12,7 +12,10 @@ and after / before, in wall time and in CPU time. Outputs are compared bit for b
 ``--kernels`` times the pooling kernels on the zoo's geometries instead (CPU time, median of
 15, before and after alternated). ``--concat`` compares an evaluator prepared without the
 Concat rewrite (``evaluate/concat_targets.py``) with the code as it is, pooling as it is in
-both.
+both. ``--all`` compares the session's start (the old pooling, no Concat rewrite) with the
+code as it is. ``--paired N`` replaces the table by N rounds of one run each, before and
+after in turn (the order alternating), CPU time: the median of the rounds' ratios after /
+before and its quartiles, steadier than ratios of medians on a machine others are using.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fair
 import numpy as np
+import zoo
 from ab_pool_shuffle import _module_at
 from bench_evaluate import before_after_table
 
@@ -142,6 +146,52 @@ def nothing_undone() -> Iterator[None]:
     yield
 
 
+def paired_table(
+    models: str,
+    batches: str,
+    rounds: int,
+    before_evaluator: Callable[[Any], Any],
+    undone: Callable[[], Any],
+) -> None:
+    print(
+        "| model | batch | before CPU ms | after CPU ms "
+        "| after / before, median of rounds (quartiles) |"
+    )
+    print("|---|---|---|---|---|")
+    for name in models.split(","):
+        for batch in (int(b) for b in batches.split(",")):
+            model = zoo.MODELS[name](batch)
+            feeds = zoo.feeds_for(model)
+            old, new = before_evaluator(model), oc.Evaluator(model)
+
+            def run_old(old: Any = old, feeds: dict[str, np.ndarray] = feeds) -> Any:
+                with undone():
+                    return old.run(feeds)
+
+            a, b = run_old(), new.run(feeds)
+            assert all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
+            new.run(feeds)
+            spent: dict[str, list[float]] = {"before": [], "after": []}
+            runs = {"before": run_old, "after": lambda new=new, feeds=feeds: new.run(feeds)}
+            for round_ in range(rounds):
+                for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
+                    start = time.process_time()
+                    runs[side]()
+                    spent[side].append(time.process_time() - start)
+            ratios = sorted(x / y for x, y in zip(spent["after"], spent["before"], strict=True))
+            q1, q2, q3 = statistics.quantiles(ratios, n=4)
+            before, after = (statistics.median(spent[k]) * 1e3 for k in ("before", "after"))
+            print(
+                f"| {name} | {batch} | {before:.1f} | {after:.1f} "
+                f"| {q2:.3f}x ({q1:.3f}-{q3:.3f}) |",
+                flush=True,
+            )
+
+
+def everything_before(model: Any) -> oc.Evaluator:
+    return without_concat_targets(model)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="inception,squeezenet,densenet121")
@@ -150,22 +200,30 @@ def main() -> None:
     parser.add_argument("--before", default="30f4ead")
     parser.add_argument("--kernels", action="store_true")
     parser.add_argument("--concat", action="store_true")
+    parser.add_argument("--all", action="store_true")
+    parser.add_argument("--paired", type=int, default=0)
     args = parser.parse_args()
     old = _module_at(args.before, "src/onnxcraft/ops/pool/shifted.py")
     print(fair.describe_machine(fair.pin_threads(1)))
     if args.kernels:
         time_kernels(old)
         return
+    table = before_after_table
+    if args.paired:
+
+        def table(models: str, batches: str, _: int, before: Any, undone: Any) -> None:
+            paired_table(models, batches, args.paired, before, undone)
+
     if args.concat:
         print("before: no Concat rewrite (evaluate/concat_targets.py)")
-        before_after_table(
-            args.models, args.batches, args.repeat, without_concat_targets, nothing_undone
-        )
+        table(args.models, args.batches, args.repeat, without_concat_targets, nothing_undone)
+        return
+    if args.all:
+        print(f"before: window reduction of {args.before}, nothing cached, no Concat rewrite")
+        table(args.models, args.batches, args.repeat, everything_before, lambda: pooling_of(old))
         return
     print(f"before: window reduction of {args.before}, nothing cached between calls")
-    before_after_table(
-        args.models, args.batches, args.repeat, oc.Evaluator, lambda: pooling_of(old)
-    )
+    table(args.models, args.batches, args.repeat, oc.Evaluator, lambda: pooling_of(old))
 
 
 if __name__ == "__main__":
