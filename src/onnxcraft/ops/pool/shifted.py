@@ -173,7 +173,18 @@ def _reduce_axis(
     # Short rows, and the innermost axis at a stride: reduce at every position (stride 1,
     # contiguous reads), then keep every stride-th. Reading every stride-th sample instead
     # makes each tap a strided operation, about five times slower an element in numpy.
-    every, full = _lattice(program, slot, shape, dim, offsets, order, length, combine, identity)
+    every, full = _lattice(
+        program,
+        slot,
+        shape,
+        dim,
+        offsets,
+        order,
+        length,
+        combine,
+        identity,
+        needed=range(0, (n_out - 1) * stride + 1, stride),
+    )
     kept_shape = list(full)
     kept_shape[dim] = n_out
     kept = program.new(kept_shape)
@@ -240,9 +251,11 @@ def _lattice(
     n_out: int,
     combine: np.ufunc,
     identity: float | int,
+    needed: range | None = None,
 ) -> tuple[int, tuple[int, ...]]:
     """Every position 0 ... n_out - 1 along ``dim`` (stride 1) of the C-contiguous ``slot``:
-    position j of the flat output reads j + offset * inner of the flat input."""
+    position j of the flat output reads j + offset * inner of the flat input. When only the
+    positions ``needed`` are read afterwards, the other edge positions are left unwritten."""
     length = shape[dim]
     inner = math.prod(shape[dim + 1 :])
     outer = math.prod(shape[:dim])
@@ -273,6 +286,8 @@ def _lattice(
         for tap in taps:
             program.ops.append(_combine(combine, target, target, tap_view(tap)))
     for position in (*range(first), *range(last, n_out)):
+        if needed is not None and position not in needed:
+            continue  # dropped by the keeping that follows
         # (outer, axis, inner): a position is then one strided run over the outer rows (a
         # 1-D one when inner == 1), not a row of the inner axes per outer index.
         edge = _view(reduced, (outer, n_out, inner), (slice(None), position))
