@@ -183,3 +183,20 @@ def test_every_other_reads_the_first_of_each_pair() -> None:
             assert _same(kept, np.ascontiguousarray(every[..., 0 : 2 * n_out - 1 : 2]))
         odd = np.ascontiguousarray(every[..., :9])
         assert _same(shifted._every_other(odd, 5), np.ascontiguousarray(odd[..., ::2]))
+
+
+def test_a_recorded_reduction_gives_new_arrays_run_after_run() -> None:
+    """The operations are recorded once per shape and geometry; every run still reduces its
+    own input into arrays of its own."""
+    rng = np.random.default_rng(7)
+    geom = resolve_geometry(
+        "MaxPool", (9, 8), (3, 3), strides=(2, 2), dilations=None, pads=(1,) * 4, auto_pad="NOTSET"
+    )
+    inputs = [rng.standard_normal((2, 3, 9, 8)).astype(np.float32) for _ in range(3)]
+    for combine, identity in ((np.maximum, -np.inf), (np.add, 0)):
+        results = [window_reduce(x, geom, combine, identity) for x in inputs]
+        for x, result in zip(inputs, results, strict=True):
+            assert _same(result, separable_reduce(x, geom, combine, identity))
+            assert not any(
+                np.may_share_memory(result, other) for other in results if other is not result
+            )

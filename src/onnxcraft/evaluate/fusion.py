@@ -41,6 +41,7 @@ import numpy as np
 
 from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
+from onnxcraft.evaluate.concat_targets import write_into_concats
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
@@ -74,6 +75,7 @@ def fuse_steps(
     fixed = set(constants) - inputs
     steps = shuffle_concats(steps, constants, fixed, kept, _readers(steps), _is_library_step)
     steps = share_concat_buffers(steps, kept, _is_library_step)
+    steps = write_into_concats(steps, kept, _readers(steps), _is_library_step)
     return _merge_relus(steps, kept)
 
 

@@ -139,12 +139,12 @@ class PreparedConv:
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
         self._bias = None if bias is None else bias.reshape(-1, 1, 1)
 
-    def __call__(self, x: Any, residual: Any = None) -> np.ndarray:
+    def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
             layout = self._layout_for(x)
             if layout is None:  # not a case of the layouts: the nodes as written
                 return self._after(self._as_written(x), residual)
-            y = np.empty((x.shape[0], self.weight.shape[0], *layout.geom.out_shape), x.dtype)
+            y = self._output_array(x, layout, out)
             if y.size == 0:
                 return self._after(y, residual)
             in_place = self.add is None or self._adds_in_place(residual, y)
@@ -163,6 +163,20 @@ class PreparedConv:
                 if self.relu is not None:
                     at_least_zero(out, out=out)
             return y
+
+    def _output_array(self, x: np.ndarray, layout: _Layout, out: np.ndarray | None) -> np.ndarray:
+        """The array the output is written into: ``out`` (a slice of a Concat's output, from
+        :mod:`onnxcraft.evaluate.concat_targets`) when it fits, else a new one. The layouts
+        write a block of images through reshaped views, so each block must be contiguous."""
+        shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
+        if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
+            return np.empty(shape, x.dtype)
+        if out.flags.c_contiguous:
+            return out
+        one_at_a_time = self._images_at_once(x, layout, self.weight.shape[0]) == 1
+        if one_at_a_time and layout.name != "nd" and out[:1].flags.c_contiguous:
+            return out
+        return np.empty(shape, x.dtype)
 
     # -- the convolution --------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ padded input (:func:`onnxcraft.ops.im2col.tap_views`). Nothing loops over output
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,15 +50,45 @@ def _pool_geometry(
             f"kernel_shape={list(kernel_shape)} must have one entry per spatial axis of X "
             f"(shape {x.shape})",
         )
-    return resolve_geometry(
+    return _resolved_geometry(
         op,
         x.shape[2:],
+        _ints(kernel_shape),
+        _ints(strides),
+        _ints(dilations),
+        _ints(pads),
+        auto_pad,
+        bool(ceil_mode),
+    )
+
+
+def _ints(values: Sequence[int] | None) -> tuple[int, ...] | None:
+    return None if values is None else tuple(int(v) for v in values)
+
+
+# A model's pooling nodes see the same shapes run after run: resolving their geometry
+# (about 15 µs of Python) once per shape and attributes is enough. Errors are not cached.
+@functools.lru_cache(maxsize=512)
+def _resolved_geometry(
+    op: str,
+    spatial: tuple[int, ...],
+    kernel_shape: tuple[int, ...] | None,
+    strides: tuple[int, ...] | None,
+    dilations: tuple[int, ...] | None,
+    pads: tuple[int, ...] | None,
+    auto_pad: str,
+    ceil_mode: bool,
+) -> WindowGeometry:
+    assert kernel_shape is not None
+    return resolve_geometry(
+        op,
+        spatial,
         kernel_shape,
         strides=strides,
         dilations=dilations,
         pads=pads,
         auto_pad=auto_pad,
-        ceil_mode=bool(ceil_mode),
+        ceil_mode=ceil_mode,
     )
 
 
@@ -210,15 +241,21 @@ def max_pool_1(
     )[0]
 
 
-def _valid_counts(x: np.ndarray, geom: WindowGeometry, include_pad: bool) -> np.ndarray:
-    """How many taps of each window fall on the input (or on explicit padding too)."""
+@functools.lru_cache(maxsize=512)
+def _valid_counts(
+    spatial: tuple[int, ...], geom: WindowGeometry, include_pad: bool, dtype: type[np.floating[Any]]
+) -> np.ndarray:
+    """How many taps of each window fall on the input (or on explicit padding too), in
+    ``dtype``; kept per shape and geometry, read-only."""
     counts = np.ones((1, 1, *((1,) * geom.ndim)), np.int64)
     for axis in range(geom.ndim):
-        along = tap_counts(x.shape[2 + axis], geom, axis, padded_extent=include_pad)
+        along = tap_counts(spatial[axis], geom, axis, padded_extent=include_pad)
         shape = [1] * (2 + geom.ndim)
         shape[2 + axis] = -1
         counts = counts * along.reshape(shape)
-    return counts
+    typed = counts.astype(dtype)
+    typed.flags.writeable = False
+    return typed
 
 
 @compute_in_float32
@@ -246,9 +283,9 @@ def average_pool(
     )
     ct = np.float64 if x.dtype == np.float64 else np.float32
     total = window_reduce(x.astype(ct, copy=False), geom, np.add, 0)
-    counts = _valid_counts(x, geom, bool(count_include_pad))
+    counts = _valid_counts(x.shape[2:], geom, bool(count_include_pad), ct)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.divide(total, counts.astype(ct), out=total)  # total is a new array
+        mean = np.divide(total, counts, out=total)  # total is a new array
     return np.asarray(mean.astype(x.dtype, copy=False))
 
 
