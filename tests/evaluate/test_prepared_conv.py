@@ -254,12 +254,70 @@ def test_the_layout_chosen_for_each_shape(
     assert choose_layout(geom, x_shape[1], w_shape[0], 1) == layout
 
 
-def test_depthwise_stride_one_takes_the_flat_layout() -> None:
+def test_depthwise_layouts_by_width() -> None:
+    """Narrow depthwise images take the banded products, wider ones the flat (stride 1) or
+    im2col layout."""
     geom = _geometry((1, 116, 14, 14), (116, 1, 3, 3), pads=[1] * 4)
-    assert choose_layout(geom, 116, 116, 116) == "flat"
+    assert choose_layout(geom, 116, 116, 116) == "depthwise"
     strided = _geometry((1, 116, 28, 28), (116, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
-    assert choose_layout(strided, 116, 116, 116) == "im2col"
+    assert choose_layout(strided, 116, 116, 116) == "depthwise"
+    wide = _geometry((1, 32, 112, 112), (32, 1, 3, 3), pads=[1] * 4)
+    assert choose_layout(wide, 32, 32, 32) == "flat"
+    wide_strided = _geometry((1, 58, 56, 56), (58, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
+    assert choose_layout(wide_strided, 58, 58, 58) == "im2col"
     assert choose_layout(geom, 116, 232, 58) == "im2col"  # grouped, not depthwise
+    assert choose_layout(geom, 116, 232, 116) == "flat"  # two filters per channel
+
+
+@st.composite
+def depthwise_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D depthwise convolutions (one filter per channel): any kernel, stride, dilation and
+    padding, batches of 0 to 3, inputs that may be transposed views."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = draw(st.integers(1, 12))
+    kernel = [draw(st.integers(1, 5)) for _ in range(2)]
+    strides = [draw(st.integers(1, 3)) for _ in range(2)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 3)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 20))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    x = rng.standard_normal((draw(st.integers(0, 3)), c, *spatial)).astype(dtype)
+    if draw(st.booleans()) and spatial[0] == spatial[1]:
+        x = x.transpose(0, 1, 3, 2)  # another step's view
+    w = rng.standard_normal((c, 1, *kernel)).astype(dtype)
+    b = rng.standard_normal(c).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": c}
+    return x, w, b, attrs
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=depthwise_convs())
+def test_depthwise_banded_products_within_rounding(case: tuple) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "depthwise")
+    _within_rounding(prepared(x), x, w, b, attrs)
+    _within_rounding(prepared(x), x, w, b, attrs)  # again, with the working arrays reused
+
+
+def test_depthwise_residual_and_relu_exact_after_the_product() -> None:
+    """The residual Add and the Relu after the banded products are the nodes' own."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 8, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((8, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    residual = rng.standard_normal((2, 8, 5, 5)).astype(np.float32)
+    attrs = {"pads": [1] * 4, "strides": [2, 2], "group": 8}
+    alone = prepare_conv(w, b, attrs)
+    fused = prepare_conv(w, b, attrs, add=lambda a, c: a + c, relu=lambda y: y)
+    assert alone is not None and fused is not None
+    assert alone._layout_for(x) is not None and alone._layout_for(x).name == "depthwise"  # type: ignore[union-attr]
+    expected = np.maximum(alone(x) + residual, 0)
+    assert fused(x, residual).tobytes() == expected.tobytes()
 
 
 def test_only_float_weights_of_the_bias_shape_are_prepared() -> None:

@@ -21,6 +21,10 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
 - **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
   stride-2 stem): the padded image split into stride phases and flattened, so that every
   tap's windows are one contiguous slice per channel, copied into the im2col.
+- **depthwise** (one filter per channel, padded images up to 32 columns: ShuffleNet's):
+  each output row a product of one contiguous run of padded rows with a banded matrix of
+  the channel's weights, all channels in one batched product
+  (:mod:`onnxcraft.ops.conv.depthwise`).
 
 Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
 together), copied tap by tap (whole rows of positions per copy) into a working array and
@@ -46,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.ops.clamp import at_least_zero
+from onnxcraft.ops.conv.depthwise import DEPTHWISE_WIDTH, depthwise_image, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
@@ -82,6 +87,12 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "im2col"
     stride_one = geom.strides == (1, 1)
     if group > 1:
+        if (
+            group == channels == out_channels
+            and geom.kernel != (1, 1)
+            and (geom.out_shape[1] - 1) * geom.strides[1] + geom.spans[1] <= DEPTHWISE_WIDTH
+        ):
+            return "depthwise"  # narrow images: one banded product per channel
         depthwise = group == channels and stride_one and geom.kernel != (1, 1)
         return "flat" if depthwise else "im2col"
     if not stride_one:
@@ -207,6 +218,8 @@ class PreparedConv:
             return self._winograd_image
         if name == "flat":
             return self._flat_image
+        if name == "depthwise":
+            return self._depthwise_image
         return self._im2col_image
 
     @staticmethod
@@ -323,6 +336,18 @@ class PreparedConv:
         products = self.work.take("products", (n, g, m // g, length), x.dtype)
         np.matmul(weights, cols, out=products)
         out[...] = products.reshape(n, m, ho, wq)[..., :wo]
+
+    def _depthwise_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by banded products, one per channel, into ``out`` (N, C, Ho, Wo)
+        (:mod:`onnxcraft.ops.conv.depthwise`)."""
+        padded = self._padded(x, geom)
+        width = padded.shape[3]
+        key = f"depthwise {width}"  # the matrices depend on the padded width
+        t = self._arranged.get(key)
+        if t is None:
+            t = self._arranged[key] = depthwise_weights(self.weight, self.bias, geom, width)
+        rows = self.work.take("cols", (*out.shape[:3], t.shape[1]), x.dtype)
+        depthwise_image(padded, geom, t, out, rows)
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
