@@ -5,7 +5,9 @@ and redone, run after run, on the models of ``zoo.py``.
                                        [--repeat 7]
 
 "before" runs with the changes undone in place: depthwise convolutions in the flat (stride 1)
-or im2col layout instead of the banded products of ``ops/conv/depthwise.py``. "after" is the
+or im2col layout instead of the banded products of ``ops/conv/depthwise.py``; strided
+convolutions with large kernels (the 7x7 stems) in the flat layout instead of the phases
+layout (``ops/conv/phases.py``). "after" is the
 code as it is. The two alternate round by round (fair.py), one thread, numpy's BLAS pinned;
 the table gives median (best) milliseconds and after / before, in wall time and in CPU time.
 """
@@ -36,7 +38,7 @@ def _choose_layout_before(
     name = _choose_layout(geom, channels, out_channels, group)
     if name == "depthwise":
         return "flat" if geom.strides == (1, 1) else "im2col"
-    return name
+    return "flat" if name == "phases" else name
 
 
 @contextmanager

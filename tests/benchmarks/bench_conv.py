@@ -55,7 +55,7 @@ SHAPES = [
     (3, 224, 64, 3, 2, 1),
     (32, 112, 32, 3, 1, 32),  # MobileNet's depthwise, wider than the banded products go
 ]
-LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col", "depthwise")
+LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col", "phases", "depthwise")
 
 
 def applies(layout: str, kernel: int, stride: int, group: int) -> bool:
@@ -63,7 +63,7 @@ def applies(layout: str, kernel: int, stride: int, group: int) -> bool:
         return (kernel, stride, group) == (3, 1, 1)
     if layout == "depthwise":
         return group > 1
-    return layout in ("flat", "im2col") or (stride == 1 and group == 1)
+    return layout in ("flat", "im2col", "phases") or (stride == 1 and group == 1)
 
 
 def forced(

@@ -26,7 +26,7 @@ from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.opset.ai.onnx import v21 as op
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
-LAYOUTS = ("taps", "rows", "im2col", "flat")
+LAYOUTS = ("taps", "rows", "im2col", "flat", "phases")
 
 
 def _within_rounding(
@@ -174,7 +174,7 @@ def strided_grouped_2d(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 @settings(max_examples=80, deadline=None)
-@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat"]))
+@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat", "phases"]))
 def test_strided_grouped_layouts_within_rounding(case: tuple, layout: str) -> None:
     x, w, b, attrs = case
     prepared = prepare_conv(w, b, attrs)
@@ -242,7 +242,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
-        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
+        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "phases"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already
         ((1, 2, 9, 9), (6, 2, 3, 3), {"pads": [1] * 4}, "im2col"),  # too few terms to gain
     ],

@@ -48,10 +48,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.depthwise import DEPTHWISE_WIDTH, depthwise_image, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
+from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.im2col import WindowGeometry
@@ -95,8 +97,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
             return "depthwise"  # narrow images: one banded product per channel
         depthwise = group == channels and stride_one and geom.kernel != (1, 1)
         return "flat" if depthwise else "im2col"
-    if not stride_one:
-        return "flat" if min(geom.kernel) >= 5 else "im2col"
+    if not stride_one:  # large kernels (image stems): their taps copied by stride phase
+        return "phases" if min(geom.kernel) >= 5 else "im2col"
     if geom.kernel == (1, 1) or channels * geom.kernel[0] * geom.kernel[1] < _SMALLEST_PRODUCT:
         return "im2col"  # a view already, or too few terms in each sum to gain anything
     if 4 * out_channels <= channels:
@@ -220,6 +222,8 @@ class PreparedConv:
             return self._flat_image
         if name == "depthwise":
             return self._depthwise_image
+        if name == "phases":
+            return self._phases_image
         return self._im2col_image
 
     @staticmethod
@@ -337,6 +341,66 @@ class PreparedConv:
         np.matmul(weights, cols, out=products)
         out[...] = products.reshape(n, m, ho, wq)[..., :wo]
 
+    def _phases_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo) by an im2col of the stride phases,
+        a band of output rows at a time (:mod:`onnxcraft.ops.conv.phases`).
+
+        The padded image is split once into its s_h x s_w stride phases (every s-th row and
+        column from each offset). The taps reading the same phase form a regular grid on it,
+        so each class of taps is one copy from an overlapping view of its phase (rows
+        contiguous), instead of one strided copy per tap; the copies and the product then
+        run over bands of output rows whose im2col stays in cache, each band's product
+        written straight into its rows of the output.
+        """
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (sh, sw), (ho, wo) = geom.strides, geom.out_shape
+        padded = self._padded(x, geom)
+        hq, wq = -(-padded.shape[2] // sh), -(-padded.shape[3] // sw)
+        phases = self.work.take("flat", (sh, sw, n, g, c // g, hq, wq), x.dtype)
+        for a in range(sh):
+            for b in range(sw):
+                part = padded[:, :, a::sh, b::sw]  # rows and columns past it are never read
+                phases[a, b, :, :, :, : part.shape[2], : part.shape[3]] = part.reshape(
+                    n, g, c // g, *part.shape[2:]
+                )
+        classes = self._tap_classes()
+        taps = (c // g) * math.prod(geom.kernel)
+        ones = 0 if self._bias is None else 1
+        band = max(1, min(ho, _IM2COL_VALUES // max(1, n * g * (taps + ones) * wo)))
+        cols = self.work.take("cols", (n, g, taps + ones, band * wo), x.dtype)
+        if ones:
+            cols[:, :, taps] = 1
+        weights = self._arrangement("phases")
+        item = phases.itemsize
+        flat_out = out.reshape(n, g, m // g, ho * wo)
+        for r0 in range(0, ho, band):
+            rows = min(band, ho - r0)
+            block = cols[..., : rows * wo]
+            at = 0
+            for cls in classes:
+                count = (c // g) * cls.rows * cls.columns
+                phase = phases[cls.phase]
+                # (N, G, C/G, row taps, column taps, rows, Wo), read only: overlapping windows
+                view = as_strided(
+                    phase[..., cls.top + r0 :, cls.left :],
+                    (n, g, c // g, cls.rows, cls.columns, rows, wo),
+                    (*phase.strides[:3], cls.row_step * wq * item, cls.column_step * item)
+                    + (wq * item, item),
+                    writeable=False,
+                )
+                block[:, :, at : at + count].reshape(view.shape)[...] = view
+                at += count
+            np.matmul(weights, block, out=flat_out[..., r0 * wo : (r0 + rows) * wo])
+
+    def _tap_classes(self) -> list[TapClass]:
+        """The taps by the stride phase they read (kernel, strides and dilations are the
+        Conv's attributes, the same for every input)."""
+        a, k = self.attributes, self.weight.shape[2:]
+        strides = tuple(a.get("strides") or (1, 1))
+        dilations = tuple(a.get("dilations") or (1, 1))
+        return tap_classes(k, strides, dilations)
+
     def _depthwise_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by banded products, one per channel, into ``out`` (N, C, Ho, Wo)
         (:mod:`onnxcraft.ops.conv.depthwise`)."""
@@ -401,6 +465,14 @@ class PreparedConv:
             matrix = w.transpose(2, 3, 0, 1).reshape(1, kh * kw * m, c)
         elif name == "rows":  # row i * M + m, column j * C + c holds w[m, c, i, j]
             matrix = w.transpose(2, 0, 3, 1).reshape(1, kh * m, kw * c)
+        elif name == "phases":  # the taps class by class, as _phases_image copies them
+            matrix = np.concatenate(
+                [
+                    w[:, :, cls.kernel_rows][:, :, :, cls.kernel_columns].reshape(g, m // g, -1)
+                    for cls in self._tap_classes()
+                ],
+                axis=2,
+            )
         else:  # im2col, flat: one (M/g, C/g * kh * kw) matrix per group
             matrix = w.reshape(g, m // g, c * kh * kw)
         if self.bias is not None:
@@ -408,7 +480,8 @@ class PreparedConv:
             column = np.zeros(matrix.shape[:2] + (1,), w.dtype)
             column[:, : m // g, 0] = self.bias.reshape(-1, m // g)
             matrix = np.concatenate([matrix, column], axis=2)
-        arranged = np.ascontiguousarray(matrix if name in ("im2col", "flat") else matrix[0])
+        grouped = name in ("im2col", "flat", "phases")
+        arranged = np.ascontiguousarray(matrix if grouped else matrix[0])
         self._arranged[name] = arranged
         return arranged
 
