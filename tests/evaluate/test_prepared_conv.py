@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.conv.depthwise import Blocks, block_width
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -254,19 +255,32 @@ def test_the_layout_chosen_for_each_shape(
     assert choose_layout(geom, x_shape[1], w_shape[0], 1) == layout
 
 
-def test_depthwise_layouts_by_width() -> None:
-    """Narrow depthwise images take the banded products, wider ones the flat (stride 1) or
-    im2col layout."""
+def test_depthwise_convolutions_take_the_banded_products() -> None:
+    """Depthwise convolutions of any width take the banded products; grouped ones and those
+    with several filters per channel do not."""
     geom = _geometry((1, 116, 14, 14), (116, 1, 3, 3), pads=[1] * 4)
     assert choose_layout(geom, 116, 116, 116) == "depthwise"
     strided = _geometry((1, 116, 28, 28), (116, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
     assert choose_layout(strided, 116, 116, 116) == "depthwise"
     wide = _geometry((1, 32, 112, 112), (32, 1, 3, 3), pads=[1] * 4)
-    assert choose_layout(wide, 32, 32, 32) == "flat"
-    wide_strided = _geometry((1, 58, 56, 56), (58, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
-    assert choose_layout(wide_strided, 58, 58, 58) == "im2col"
+    assert choose_layout(wide, 32, 32, 32) == "depthwise"
     assert choose_layout(geom, 116, 232, 58) == "im2col"  # grouped, not depthwise
     assert choose_layout(geom, 116, 232, 116) == "flat"  # two filters per channel
+
+
+@pytest.mark.parametrize(
+    ("width", "stride", "blocks"),
+    [
+        (14, 1, Blocks(14, 1, 16, 16)),  # the whole row
+        (28, 1, Blocks(14, 2, 16, 30)),
+        (112, 1, Blocks(16, 7, 18, 114)),
+        (56, 2, Blocks(14, 2, 29, 58)),
+        (17, 1, Blocks(9, 2, 11, 20)),  # a prime width: the last block overruns
+    ],
+)
+def test_depthwise_blocks(width: int, stride: int, blocks: Blocks) -> None:
+    geom = _geometry((1, 4, width, width), (4, 1, 3, 3), pads=[1] * 4, strides=[stride] * 2)
+    assert block_width(geom, width) == blocks
 
 
 @st.composite
@@ -281,7 +295,7 @@ def depthwise_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray
     dilations = [draw(st.integers(1, 2)) for _ in range(2)]
     pads = [draw(st.integers(0, 3)) for _ in range(4)]
     spatial = [
-        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 20))
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 40))
         for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
     ]
     x = rng.standard_normal((draw(st.integers(0, 3)), c, *spatial)).astype(dtype)

@@ -21,10 +21,9 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
 - **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
   stride-2 stem): the padded image split into stride phases and flattened, so that every
   tap's windows are one contiguous slice per channel, copied into the im2col.
-- **depthwise** (one filter per channel, padded images up to 32 columns: ShuffleNet's):
-  each output row a product of one contiguous run of padded rows with a banded matrix of
-  the channel's weights, all channels in one batched product
-  (:mod:`onnxcraft.ops.conv.depthwise`).
+- **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
+  product of one small rectangle of the padded image with a banded matrix of the channel's
+  weights, all channels in one batched product (:mod:`onnxcraft.ops.conv.depthwise`).
 
 Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
 together), copied tap by tap (whole rows of positions per copy) into a working array and
@@ -51,7 +50,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.ops.clamp import at_least_zero
-from onnxcraft.ops.conv.depthwise import DEPTHWISE_WIDTH, depthwise_image, depthwise_weights
+from onnxcraft.ops.conv.depthwise import Blocks, block_width, depthwise_image, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -89,12 +88,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "im2col"
     stride_one = geom.strides == (1, 1)
     if group > 1:
-        if (
-            group == channels == out_channels
-            and geom.kernel != (1, 1)
-            and (geom.out_shape[1] - 1) * geom.strides[1] + geom.spans[1] <= DEPTHWISE_WIDTH
-        ):
-            return "depthwise"  # narrow images: one banded product per channel
+        if group == channels == out_channels and geom.kernel != (1, 1):
+            return "depthwise"  # one banded product per channel
         depthwise = group == channels and stride_one and geom.kernel != (1, 1)
         return "flat" if depthwise else "im2col"
     if not stride_one:  # large kernels (image stems): their taps copied by stride phase
@@ -150,6 +145,7 @@ class PreparedConv:
         self.relu = relu  # the Relu kernel, for results it cannot clamp in place
         self._layouts: dict[tuple[int, ...], _Layout] = {}
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
+        self._banded: dict[int, tuple[Blocks, np.ndarray]] = {}  # depthwise, by input width
         self._bias = None if bias is None else bias.reshape(-1, 1, 1)
 
     def __call__(self, x: Any, residual: Any = None) -> np.ndarray:
@@ -404,14 +400,12 @@ class PreparedConv:
     def _depthwise_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by banded products, one per channel, into ``out`` (N, C, Ho, Wo)
         (:mod:`onnxcraft.ops.conv.depthwise`)."""
-        padded = self._padded(x, geom)
-        width = padded.shape[3]
-        key = f"depthwise {width}"  # the matrices depend on the padded width
-        t = self._arranged.get(key)
-        if t is None:
-            t = self._arranged[key] = depthwise_weights(self.weight, self.bias, geom, width)
-        rows = self.work.take("cols", (*out.shape[:3], t.shape[1]), x.dtype)
-        depthwise_image(padded, geom, t, out, rows)
+        arranged = self._banded.get(x.shape[3])  # the blocks depend on the input's width
+        if arranged is None:
+            blocks = block_width(geom, x.shape[3])
+            t = depthwise_weights(self.weight, self.bias, geom, blocks)
+            arranged = self._banded[x.shape[3]] = (blocks, t)
+        depthwise_image(x, geom, *arranged, out, self.work)
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
