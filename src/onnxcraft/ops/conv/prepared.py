@@ -18,12 +18,16 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
 - **winograd** (3x3, stride 1, 128 channels or more in and out, outputs of 8x8 or more):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
-- **flat** (depthwise stride-1 convolutions, strided ones with large kernels such as a 7x7
-  stride-2 stem): the padded image split into stride phases and flattened, so that every
-  tap's windows are one contiguous slice per channel, copied into the im2col.
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
   product of one small rectangle of the padded image with a banded matrix of the channel's
   weights, all channels in one batched product (:mod:`onnxcraft.ops.conv.depthwise`).
+- **phases** (strided convolutions with large kernels, the 7x7 stride-2 stems): the padded
+  image split once into its stride phases, the taps reading each phase copied together
+  from an overlapping view of it (:mod:`onnxcraft.ops.conv.phases`), a cache-sized band of
+  output rows at a time.
+- **flat** (stride-1 convolutions with one group per input channel and several filters per
+  channel): the padded image split into stride phases and flattened, so that every tap's
+  windows are one contiguous slice per channel, copied into the im2col.
 
 Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
 together), copied tap by tap (whole rows of positions per copy) into a working array and
@@ -70,8 +74,8 @@ _WINOGRAD_CHANNELS = 128
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
-    """``"taps"``, ``"winograd"``, ``"rows"``, ``"flat"`` or ``"im2col"`` for a 2-D
-    convolution of this shape.
+    """``"taps"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``, ``"flat"`` or
+    ``"im2col"`` for a 2-D convolution of this shape.
 
     From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
     output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
@@ -79,8 +83,11 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
     (10 to 20% faster there; slower with fewer channels, where its transforms cost more than
     the products it saves, and no faster on 7x7 outputs); rows when the output has no more
     channels than the input and at least 12 rows (below, the padded rows it also computes
-    cost more than the copies saved); flat for depthwise stride-1 convolutions and strided
-    ones with large kernels (image stems: 7x7, stride 2), whose window copies are otherwise
+    cost more than the copies saved); the banded products for depthwise convolutions (one
+    filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
+    phases for strided ones with large kernels (image stems: 7x7, stride 2; 1.1 to 1.2 times
+    faster than flat and im2col, slower on 3x3 kernels); flat for stride-1 convolutions with
+    a group per input channel and several filters each, whose window copies are otherwise
     strided; the im2col for the rest, where every layout spends about the same beside the
     product.
     """
