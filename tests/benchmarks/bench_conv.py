@@ -46,14 +46,24 @@ SHAPES = [
     (116, 14, 116, 1, 1, 1),  # ShuffleNet
     (116, 14, 116, 3, 1, 116),
     (116, 28, 116, 3, 2, 116),
+    (58, 28, 58, 3, 1, 58),
+    (232, 7, 232, 3, 1, 232),
+    (232, 14, 232, 3, 2, 232),
+    (24, 56, 24, 3, 2, 24),
+    (58, 56, 58, 3, 2, 58),
+    (3, 224, 24, 3, 2, 1),  # ShuffleNet, SqueezeNet stems
+    (3, 224, 64, 3, 2, 1),
+    (32, 112, 32, 3, 1, 32),  # MobileNet's depthwise, wider than the banded products go
 ]
-LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col")
+LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col", "phases", "depthwise")
 
 
 def applies(layout: str, kernel: int, stride: int, group: int) -> bool:
     if layout == "winograd":
         return (kernel, stride, group) == (3, 1, 1)
-    return layout in ("flat", "im2col") or (stride == 1 and group == 1)
+    if layout == "depthwise":
+        return group > 1
+    return layout in ("flat", "im2col", "phases") or (stride == 1 and group == 1)
 
 
 def forced(

@@ -20,13 +20,14 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.conv.depthwise import Blocks, block_width
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.opset.ai.onnx import v21 as op
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
-LAYOUTS = ("taps", "rows", "im2col", "flat")
+LAYOUTS = ("taps", "rows", "im2col", "flat", "phases")
 
 
 def _within_rounding(
@@ -174,7 +175,7 @@ def strided_grouped_2d(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 @settings(max_examples=80, deadline=None)
-@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat"]))
+@given(case=strided_grouped_2d(), layout=st.sampled_from(["im2col", "flat", "phases"]))
 def test_strided_grouped_layouts_within_rounding(case: tuple, layout: str) -> None:
     x, w, b, attrs = case
     prepared = prepare_conv(w, b, attrs)
@@ -242,7 +243,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
-        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "flat"),
+        ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "phases"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already
         ((1, 2, 9, 9), (6, 2, 3, 3), {"pads": [1] * 4}, "im2col"),  # too few terms to gain
     ],
@@ -254,12 +255,83 @@ def test_the_layout_chosen_for_each_shape(
     assert choose_layout(geom, x_shape[1], w_shape[0], 1) == layout
 
 
-def test_depthwise_stride_one_takes_the_flat_layout() -> None:
+def test_depthwise_convolutions_take_the_banded_products() -> None:
+    """Depthwise convolutions of any width take the banded products; grouped ones and those
+    with several filters per channel do not."""
     geom = _geometry((1, 116, 14, 14), (116, 1, 3, 3), pads=[1] * 4)
-    assert choose_layout(geom, 116, 116, 116) == "flat"
+    assert choose_layout(geom, 116, 116, 116) == "depthwise"
     strided = _geometry((1, 116, 28, 28), (116, 1, 3, 3), pads=[1] * 4, strides=[2, 2])
-    assert choose_layout(strided, 116, 116, 116) == "im2col"
+    assert choose_layout(strided, 116, 116, 116) == "depthwise"
+    wide = _geometry((1, 32, 112, 112), (32, 1, 3, 3), pads=[1] * 4)
+    assert choose_layout(wide, 32, 32, 32) == "depthwise"
     assert choose_layout(geom, 116, 232, 58) == "im2col"  # grouped, not depthwise
+    assert choose_layout(geom, 116, 232, 116) == "flat"  # two filters per channel
+
+
+@pytest.mark.parametrize(
+    ("width", "stride", "blocks"),
+    [
+        (14, 1, Blocks(14, 1, 16, 16)),  # the whole row
+        (28, 1, Blocks(14, 2, 16, 30)),
+        (112, 1, Blocks(16, 7, 18, 114)),
+        (56, 2, Blocks(14, 2, 29, 58)),
+        (17, 1, Blocks(9, 2, 11, 20)),  # a prime width: the last block overruns
+    ],
+)
+def test_depthwise_blocks(width: int, stride: int, blocks: Blocks) -> None:
+    geom = _geometry((1, 4, width, width), (4, 1, 3, 3), pads=[1] * 4, strides=[stride] * 2)
+    assert block_width(geom, width) == blocks
+
+
+@st.composite
+def depthwise_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D depthwise convolutions (one filter per channel): any kernel, stride, dilation and
+    padding, batches of 0 to 3, inputs that may be transposed views."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = draw(st.integers(1, 12))
+    kernel = [draw(st.integers(1, 5)) for _ in range(2)]
+    strides = [draw(st.integers(1, 3)) for _ in range(2)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 3)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 40))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    x = rng.standard_normal((draw(st.integers(0, 3)), c, *spatial)).astype(dtype)
+    if draw(st.booleans()) and spatial[0] == spatial[1]:
+        x = x.transpose(0, 1, 3, 2)  # another step's view
+    w = rng.standard_normal((c, 1, *kernel)).astype(dtype)
+    b = rng.standard_normal(c).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": c}
+    return x, w, b, attrs
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=depthwise_convs())
+def test_depthwise_banded_products_within_rounding(case: tuple) -> None:
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "depthwise")
+    _within_rounding(prepared(x), x, w, b, attrs)
+    _within_rounding(prepared(x), x, w, b, attrs)  # again, with the working arrays reused
+
+
+def test_depthwise_residual_and_relu_exact_after_the_product() -> None:
+    """The residual Add and the Relu after the banded products are the nodes' own."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 8, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((8, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    residual = rng.standard_normal((2, 8, 5, 5)).astype(np.float32)
+    attrs = {"pads": [1] * 4, "strides": [2, 2], "group": 8}
+    alone = prepare_conv(w, b, attrs)
+    fused = prepare_conv(w, b, attrs, add=lambda a, c: a + c, relu=lambda y: y)
+    assert alone is not None and fused is not None
+    assert alone._layout_for(x) is not None and alone._layout_for(x).name == "depthwise"  # type: ignore[union-attr]
+    expected = np.maximum(alone(x) + residual, 0)
+    assert fused(x, residual).tobytes() == expected.tobytes()
 
 
 def test_only_float_weights_of_the_bias_shape_are_prepared() -> None:

@@ -1,0 +1,129 @@
+"""Depthwise 2-D convolutions (one filter per channel) as one batched matrix product, for the
+prepared convolutions (``fuse=True``, ``ops/conv/prepared.py``).
+
+A depthwise convolution has few terms per output (9 for 3x3) and no weights shared between
+channels, so neither an im2col product (one tiny product per channel, nine copies) nor
+elementwise multiply-adds over shifted views (18 passes; numpy's elementwise loops run some
+25 times fewer operations per second than OpenBLAS's products here) come near onnxruntime.
+
+Instead, the output columns are cut into blocks of ``bw`` (:func:`block_width`), and each
+block of an output row reads one small rectangle of the padded image: ``span`` =
+(kh - 1) * dh + 1 rows of ``bw_in`` = (bw - 1) * sw + (kw - 1) * dw + 1 columns. With those
+rectangles copied, flattened, as the rows of a matrix A_c (Ho * blocks x span * bw_in, one
+copy for all channels), the output of channel c is A_c @ T_c, where T_c (span * bw_in x bw)
+holds, in column q, the channel's weight w[c, i, j] at row i * dh * bw_in + q * sw + j * dw
+and zeros elsewhere: a banded matrix, the same for every block, made once. All channels
+are one ``np.matmul`` over a batch of C products, whose (Ho * blocks, bw) results are the
+output rows themselves; a column of ones in A and the bias as a last row of T add the bias.
+
+The product multiplies about bw_in / kw times more terms than the convolution has (the
+zeros of T), but OpenBLAS runs them faster than numpy runs the nine taps. Each output's
+sum holds the same nonzero terms as the written kernel's plus exact zeros, so it rounds as
+a dot product of its terms does. The zeros multiply the other values of the rectangle: an
+infinity or NaN in the input makes NaN across the outputs of its blocks in that channel
+(the written kernel limits it to the windows that hold it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from onnxcraft.ops.conv.scratch import WorkingArrays
+from onnxcraft.ops.im2col import WindowGeometry
+
+__all__ = ["Blocks", "block_width", "depthwise_image", "depthwise_weights"]
+
+# Output columns per block, at most (measured with bench_conv.py on ShuffleNet's and
+# MobileNet's depthwise shapes: 14 columns a block ran fastest at every width from 14 to
+# 112, 1.3 to 2 times faster than 28 or the whole row on wide images, and than 4 to 8).
+_BLOCK = 16
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """How the output columns are cut: ``count`` blocks of ``width``, reading ``width_in``
+    padded columns each, from a padded image ``padded_width`` wide (wider than the input's
+    padding when the blocks overrun the output)."""
+
+    width: int
+    count: int
+    width_in: int
+    padded_width: int
+
+
+def block_width(geom: WindowGeometry, width: int) -> Blocks:
+    """The blocks for images ``width`` columns wide: the largest divisor of Wo up to
+    ``_BLOCK`` (no output column computed in vain), or, when that is small, blocks of
+    about ``_BLOCK`` with the last one overrunning the output."""
+    wo, sw = geom.out_shape[1], geom.strides[1]
+    span_w = (geom.kernel[1] - 1) * geom.dilations[1] + 1
+    bw = max(d for d in range(1, min(wo, _BLOCK) + 1) if wo % d == 0)
+    if 2 * bw < min(wo, _BLOCK):  # a prime width: even blocks, the last one cut
+        count = -(-wo // _BLOCK)
+        bw = -(-wo // count)
+    count = -(-wo // bw)
+    padded = geom.pads_begin[1] + width + geom.pads_end[1]
+    needed = (count * bw - 1) * sw + span_w
+    return Blocks(bw, count, (bw - 1) * sw + span_w, max(padded, needed))
+
+
+def depthwise_weights(
+    weight: np.ndarray, bias: np.ndarray | None, geom: WindowGeometry, blocks: Blocks
+) -> np.ndarray:
+    """The banded matrices T (C, span * bw_in [+ 1 with a bias], bw) of ``weight``
+    (C, 1, kh, kw), in ``weight``'s type."""
+    c, _, kh, kw = weight.shape
+    sw, (dh, dw) = geom.strides[1], geom.dilations
+    rows = ((kh - 1) * dh + 1) * blocks.width_in
+    t = np.zeros((c, rows + (bias is not None), blocks.width), weight.dtype)
+    q = np.arange(blocks.width)
+    for i in range(kh):
+        for j in range(kw):
+            t[:, i * dh * blocks.width_in + q * sw + j * dw, q] = weight[:, 0, i, j, None]
+    if bias is not None:
+        t[:, rows, :] = bias[:, None]
+    return t
+
+
+def depthwise_image(
+    x: np.ndarray,
+    geom: WindowGeometry,
+    blocks: Blocks,
+    t: np.ndarray,
+    out: np.ndarray,
+    work: WorkingArrays,
+) -> None:
+    """Images ``x`` (N, C, H, W) convolved by the banded matrices ``t`` into ``out``
+    (N, C, Ho, Wo)."""
+    n, c, h, w = x.shape
+    ho, wo = geom.out_shape
+    (sh, sw), top, left = geom.strides, geom.pads_begin[0], geom.pads_begin[1]
+    hp = top + h + geom.pads_end[0]
+    wp = blocks.padded_width
+    span = (geom.kernel[0] - 1) * geom.dilations[0] + 1
+    padded = work.take("padded", (n, c, hp, wp), x.dtype)
+    padded[...] = 0
+    padded[:, :, top : top + h, left : left + w] = x
+    terms = span * blocks.width_in
+    rows = work.take("cols", (n, c, ho, blocks.count, t.shape[1]), x.dtype)
+    item = padded.itemsize
+    # each block's rectangle, overlapping views of the padded channels (read, never written)
+    rectangles = as_strided(
+        padded,
+        (n, c, ho, blocks.count, span, blocks.width_in),
+        tuple(item * step for step in (c * hp * wp, hp * wp, sh * wp, blocks.width * sw, wp, 1)),
+        writeable=False,
+    )
+    rows[..., :terms].reshape(rectangles.shape)[...] = rectangles
+    if t.shape[1] > terms:
+        rows[..., terms] = 1  # multiplies the bias, T's last row
+    shape = (n, c, ho * blocks.count, blocks.width)
+    if blocks.count * blocks.width == wo:  # the products are the output rows
+        np.matmul(rows.reshape(n, c, ho * blocks.count, -1), t, out=out.reshape(shape))
+        return
+    products = work.take("products", shape, x.dtype)
+    np.matmul(rows.reshape(n, c, ho * blocks.count, -1), t, out=products)
+    out[...] = products.reshape(n, c, ho, -1)[..., :wo]
