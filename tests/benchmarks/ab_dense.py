@@ -28,12 +28,13 @@ from onnxcraft.evaluate import fusion
 
 
 def before_evaluator(model: Any) -> oc.Evaluator:
-    saved = fusion.clamp_into_conv
+    saved = fusion.clamp_into_conv, fusion.pool_before_conv
     fusion.clamp_into_conv = lambda steps, *rest: steps  # type: ignore[assignment]
+    fusion.pool_before_conv = lambda steps, *rest: steps  # type: ignore[assignment]
     try:
         return oc.Evaluator(model)
     finally:
-        fusion.clamp_into_conv = saved  # type: ignore[assignment]
+        fusion.clamp_into_conv, fusion.pool_before_conv = saved  # type: ignore[assignment]
 
 
 def main() -> None:

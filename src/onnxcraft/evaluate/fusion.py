@@ -43,6 +43,7 @@ from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
+from onnxcraft.evaluate.pool_before_conv import pool_before_conv
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -69,6 +70,9 @@ def fuse_steps(
     """
     steps = _fold_batch_norms(steps, constants, inputs, kept)
     steps = clamp_into_conv(  # before the Convs are prepared: it scales their weights
+        steps, constants, set(constants) - inputs, kept, _readers(steps), _is_library_step
+    )
+    steps = pool_before_conv(
         steps, constants, set(constants) - inputs, kept, _readers(steps), _is_library_step
     )
     # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
