@@ -35,7 +35,7 @@ import numpy as np
 from onnxcraft.ops.kernel_api import Step
 from onnxcraft.ops.normalization.folding import is_inference_batch_norm
 
-__all__ = ["clamp_into_conv"]
+__all__ = ["ChannelClamp", "clamp_into_conv"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -75,7 +75,7 @@ def clamp_into_conv(
         # The clamp sits where the BatchNormalization was and names the Relu's output.
         replaced[index] = replace(
             norm,
-            fn=_clamp(norm.fn, relu.fn, statistics, factor, bound, norm.context is not None),
+            fn=ChannelClamp(norm.fn, relu.fn, statistics, factor, bound, norm.context is not None),
             inputs=[norm.inputs[0]],
             outputs=[relu.outputs[0]],
         )
@@ -174,38 +174,45 @@ def _fused(
     return factor.astype(dtype), bound, scaled, new_bias.astype(dtype)
 
 
-def _clamp(
-    norm: Callable[..., Any],
-    relu: Callable[..., Any],
-    statistics: list[Any],
-    factor: np.ndarray,
-    bound: np.ndarray,
-    has_context: bool,
-) -> Callable[..., Any]:
-    """The step's kernel: max(x, -c) per channel (axis 1) for an x of the weights' type;
-    other inputs through the written kernels, mapped back for the scaled Conv."""
-    dtype, channels = bound.dtype, bound.shape[0]
-    shapes: dict[int, tuple[int, ...]] = {}
+class ChannelClamp:
+    """The clamp step's kernel: max(x, -c) per channel (axis 1) for an x of the weights'
+    type; other inputs through the written kernels, mapped back for the scaled Conv."""
 
-    def run(*args: Any, **attributes: Any) -> Any:
-        x = args[1] if has_context else args[0]
-        if (
+    def __init__(
+        self,
+        norm: Callable[..., Any],
+        relu: Callable[..., Any],
+        statistics: list[Any],
+        factor: np.ndarray,
+        bound: np.ndarray,
+        has_context: bool,
+    ) -> None:
+        self.norm, self.relu, self.statistics = norm, relu, statistics
+        self.factor, self.bound, self.has_context = factor, bound, has_context
+
+    def fits(self, x: Any) -> bool:
+        """Whether ``x`` takes the clamp itself (see :meth:`clamp`)."""
+        return (
             isinstance(x, np.ndarray)
-            and x.dtype == dtype
+            and x.dtype == self.bound.dtype
             and x.ndim >= 2
-            and x.shape[1] == channels
-        ):
-            shape = shapes.get(x.ndim)
-            if shape is None:
-                shape = shapes[x.ndim] = (1, channels) + (1,) * (x.ndim - 2)
-            return np.maximum(x, bound.reshape(shape))
+            and x.shape[1] == self.bound.shape[0]
+        )
+
+    def clamp(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """max(x, -c) for an ``x`` that :meth:`fits`, into ``out`` when given."""
+        bound = self.bound.reshape((1, -1) + (1,) * (x.ndim - 2))
+        return np.maximum(x, bound, out=out)
+
+    def __call__(self, *args: Any, **attributes: Any) -> Any:
+        x = args[1] if self.has_context else args[0]
+        if self.fits(x):
+            return self.clamp(x)
         # Another type: the written nodes (their errors too), then x' with a x' + b = y.
-        head = args[:1] if has_context else ()
-        written = relu(norm(*head, x, *statistics, **attributes))
+        head = args[:1] if self.has_context else ()
+        written = self.relu(self.norm(*head, x, *self.statistics, **attributes))
         if not isinstance(written, np.ndarray) or written.ndim < 2:
             return written
-        shape = (1, channels) + (1,) * (written.ndim - 2)
+        shape = (1, -1) + (1,) * (written.ndim - 2)
         with np.errstate(all="ignore"):
-            return written / factor.reshape(shape) + bound.reshape(shape)
-
-    return run
+            return written / self.factor.reshape(shape) + self.bound.reshape(shape)
