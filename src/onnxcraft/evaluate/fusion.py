@@ -24,6 +24,10 @@ The rewrites:
   (a residual connection) and then the Relu that alone reads that, applied in place.
 - A Concat followed by a channel shuffle (Reshape, Transpose, Reshape: ShuffleNet's units)
   copies its inputs straight into the shuffled order (:mod:`onnxcraft.evaluate.channel_shuffle`).
+- A standing BatchNormalization -> Relu -> Conv (DenseNet's) becomes one clamp per channel
+  and a Conv with scaled weights (:mod:`onnxcraft.evaluate.norm_relu_conv`), and an
+  AveragePool after a 1x1 Conv runs before it (:mod:`onnxcraft.evaluate.pool_before_conv`):
+  rounding within float precision of the nodes as written.
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
