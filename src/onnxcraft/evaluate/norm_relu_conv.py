@@ -199,10 +199,10 @@ class ChannelClamp:
             and x.shape[1] == self.bound.shape[0]
         )
 
-    def clamp(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """max(x, -c) for an ``x`` that :meth:`fits`, into ``out`` when given."""
+    def clamp(self, x: np.ndarray) -> np.ndarray:
+        """max(x, -c), a new array, for an ``x`` that :meth:`fits`."""
         bound = self.bound.reshape((1, -1) + (1,) * (x.ndim - 2))
-        return np.maximum(x, bound, out=out)
+        return np.asarray(np.maximum(x, bound))
 
     def __call__(self, *args: Any, **attributes: Any) -> Any:
         x = args[1] if self.has_context else args[0]
