@@ -24,6 +24,10 @@ The rewrites:
   (a residual connection) and then the Relu that alone reads that, applied in place.
 - A Concat followed by a channel shuffle (Reshape, Transpose, Reshape: ShuffleNet's units)
   copies its inputs straight into the shuffled order (:mod:`onnxcraft.evaluate.channel_shuffle`).
+- A standing BatchNormalization -> Relu -> Conv (DenseNet's) becomes one clamp per channel
+  and a Conv with scaled weights (:mod:`onnxcraft.evaluate.norm_relu_conv`), and an
+  AveragePool after a 1x1 Conv runs before it (:mod:`onnxcraft.evaluate.pool_before_conv`):
+  rounding within float precision of the nodes as written.
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -43,6 +47,8 @@ from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.concat_targets import write_into_concats
 from onnxcraft.evaluate.kernels import default_registry
+from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
+from onnxcraft.evaluate.pool_before_conv import pool_before_conv
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -68,6 +74,12 @@ def fuse_steps(
     names no graph can use (they start with a NUL character).
     """
     steps = _fold_batch_norms(steps, constants, inputs, kept)
+    steps = clamp_into_conv(  # before the Convs are prepared: it scales their weights
+        steps, constants, set(constants) - inputs, kept, _readers(steps), _is_library_step
+    )
+    steps = pool_before_conv(
+        steps, constants, set(constants) - inputs, kept, _readers(steps), _is_library_step
+    )
     # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
     steps = _prepare_convolutions(steps, constants, inputs, kept)
     steps = _affine_batch_norms(steps, constants, inputs)
