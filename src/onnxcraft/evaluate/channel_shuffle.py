@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.step_links import sole_readers
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["shuffle_concats"]
@@ -43,11 +44,11 @@ def shuffle_concats(
     ``is_library_step(step, op_type)`` says whether a step runs onnxcraft's own kernel of a
     standard operator (a caller's kernel might do something else).
     """
-    reader_of = {name: i for i, step in enumerate(steps) for name in step.inputs if name}
+    sole = sole_readers(steps, readers, kept)
     replaced: dict[int, Step] = {}
     dropped: set[int] = set()
     for index, concat in enumerate(steps):
-        chain = _shuffle_after(index, steps, readers, reader_of, fixed, kept, is_library_step)
+        chain = _shuffle_after(index, steps, sole, fixed, is_library_step)
         if chain is None or dropped.intersection(chain) or index in dropped:
             continue
         first, swap, last = (steps[i] for i in chain)
@@ -71,10 +72,8 @@ def shuffle_concats(
 def _shuffle_after(
     index: int,
     steps: list[Step],
-    readers: Counter[str],
-    reader_of: dict[str, int],
+    sole: dict[str, int],
     fixed: set[str],
-    kept: set[str],
     is_library_step: Callable[[Step, str], bool],
 ) -> tuple[int, int, int] | None:
     """The indices of the Reshape, Transpose and Reshape after Concat ``index``, each alone
@@ -87,9 +86,9 @@ def _shuffle_after(
     chain: list[int] = []
     value = concat.outputs[0]
     for op_type in ("Reshape", "Transpose", "Reshape"):
-        if value in kept or readers[value] != 1 or value not in reader_of:
+        reader = sole.get(value)
+        if reader is None:
             return None
-        reader = reader_of[value]
         step = steps[reader]
         if not is_library_step(step, op_type) or len(step.outputs) != 1 or step.context:
             return None

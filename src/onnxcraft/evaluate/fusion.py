@@ -49,6 +49,7 @@ from onnxcraft.evaluate.concat_targets import write_into_concats
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
+from onnxcraft.evaluate.step_links import sole_readers
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -312,9 +313,7 @@ def _prepare_convolutions(
     work = WorkingArrays()  # the working memory of every prepared Conv of the plan
     readers = _readers(steps)
     fixed = set(constants) - inputs
-    reader_of = {
-        name: index for index, step in enumerate(steps) for name in set(step.inputs) if name
-    }  # the last step reading each name: the only one where readers[name] == 1
+    sole = sole_readers(steps, readers, kept)
     replaced: dict[int, Step] = {}
     dropped: set[int] = set()
     for index, step in enumerate(steps):
@@ -327,9 +326,9 @@ def _prepare_convolutions(
             continue
 
         def sole_reader(name: str, op_type: str, since: int) -> int | None:
-            if name in kept or readers[name] != 1:
+            at = sole.get(name)
+            if at is None:
                 return None
-            at = reader_of[name]
             reader = steps[at]
             if at in replaced or at in dropped or not _is_standard(reader, op_type):
                 return None

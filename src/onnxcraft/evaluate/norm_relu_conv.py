@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.step_links import sole_readers
 from onnxcraft.ops.kernel_api import Step
 from onnxcraft.ops.normalization.folding import is_inference_batch_norm
 
@@ -55,11 +56,11 @@ def clamp_into_conv(
     whether a step runs onnxcraft's own kernel of a standard operator. The scaled weights
     and biases join ``constants`` under names no graph can use (they start with NUL).
     """
-    reader_of = {name: i for i, step in enumerate(steps) for name in step.inputs if name}
+    sole = sole_readers(steps, readers, kept)
     replaced: dict[int, Step] = {}
     dropped: set[int] = set()
     for index, norm in enumerate(steps):
-        chain = _chain_after(index, steps, readers, reader_of, fixed, kept, is_library_step)
+        chain = _chain_after(index, steps, sole, fixed, is_library_step)
         if chain is None or dropped.intersection(chain) or set(chain) & set(replaced):
             continue
         relu, conv = steps[chain[0]], steps[chain[1]]
@@ -92,10 +93,8 @@ def clamp_into_conv(
 def _chain_after(
     index: int,
     steps: list[Step],
-    readers: Counter[str],
-    reader_of: dict[str, int],
+    sole: dict[str, int],
     fixed: set[str],
-    kept: set[str],
     is_library_step: Callable[[Step, str], bool],
 ) -> tuple[int, int] | None:
     """(the Relu's index, the Conv's index) when steps[index] starts the pattern."""
@@ -108,10 +107,8 @@ def _chain_after(
         return None
 
     def sole_reader(name: str, op_type: str) -> int | None:
-        if name in kept or readers[name] != 1 or name not in reader_of:
-            return None
-        at = reader_of[name]
-        return at if is_library_step(steps[at], op_type) else None
+        at = sole.get(name)
+        return at if at is not None and is_library_step(steps[at], op_type) else None
 
     relu_at = sole_reader(norm.outputs[0], "Relu")
     if relu_at is None or steps[relu_at].since_version < 6 or steps[relu_at].context:

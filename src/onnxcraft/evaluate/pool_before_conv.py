@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.step_links import sole_readers
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["pool_before_conv"]
@@ -49,15 +50,15 @@ def pool_before_conv(
     produce, ``readers`` how many steps read each name, ``is_library_step(step, op_type)``
     whether a step runs onnxcraft's own kernel of a standard operator.
     """
-    reader_of = {name: i for i, step in enumerate(steps) for name in step.inputs if name}
+    sole = sole_readers(steps, readers, kept)
     replaced: dict[int, Step] = {}
     for index, conv in enumerate(steps):
         if index in replaced or not _pointwise_conv(conv, constants, fixed, is_library_step):
             continue
         output = conv.outputs[0]
-        if output in kept or readers[output] != 1 or output not in reader_of:
+        pool_at = sole.get(output)
+        if pool_at is None:
             continue
-        pool_at = reader_of[output]
         pool = steps[pool_at]
         if pool_at in replaced or not is_library_step(pool, "AveragePool"):
             continue
