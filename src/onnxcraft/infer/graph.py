@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+from collections.abc import Iterable
 from collections.abc import Sequence as Seq
 from typing import Any
 
@@ -62,6 +63,9 @@ _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limi
 # An initializer as the walk reads it: name, element type, dims and, for a small one, the tensor
 # (its value); the inference reader (proto/inference.py) gives the main graph's as such.
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+# The main graph's initializers as the inference reader types them when it can: each one's
+# type by name, and the small ones' tensors by name.
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
@@ -123,6 +127,7 @@ class GraphInference:
         commit: bool = True,
         initializers: Seq[Initializer] | None = None,
         added: list[tuple[str, ValueType]] | None = None,
+        typed_initializers: TypedInitializers | None = None,
     ) -> tuple[list[ValueType | None], dict[str, Any]]:
         """Infer every node of ``graph``; returns the output types and the known values.
 
@@ -132,6 +137,7 @@ class GraphInference:
         ``initializers`` replace the graph's own (the inference reader gives them apart);
         ``added`` receives the types of the values value_info lacks, as (name, type), instead
         of new value_info entries (the inference writer encodes them straight away).
+        ``typed_initializers`` replace both, already typed (the inference reader's).
         """
         types: dict[str, ValueType | None] = dict(outer)
         values: dict[str, Any] = dict(outer_values)
@@ -145,6 +151,46 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
+        if typed_initializers is not None:
+            initializer_names = self._typed_initializers(typed_initializers, types, values)
+        else:
+            initializer_names = self._initializers(graph, initializers, types, values)
+        for sparse in graph.sparse_initializers:
+            types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
+        for node in graph.nodes:
+            self.node(node, types, values, declared, opsets, commit)
+        outputs = [types.get(o.name, o.type) for o in graph.outputs]
+        if commit:
+            _write_types(graph, types, input_types, initializer_names, added)
+        return outputs, values
+
+    def _typed_initializers(
+        self,
+        initializers: TypedInitializers,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+    ) -> Iterable[str]:
+        """Record initializers typed by the reader (distinct names, valid types); returns
+        their names."""
+        typed, small = initializers
+        if types.keys().isdisjoint(typed):  # (the common case: no input of the same name)
+            types.update(typed)
+        else:
+            for name, t in typed.items():
+                known = types.get(name)
+                types[name] = t if known is None else self._refined(known, t, name)
+        values.update(small)  # small: decoded only if a rule asks for the value
+        return typed.keys()
+
+    def _initializers(
+        self,
+        graph: ir.Graph,
+        initializers: Seq[Initializer] | None,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+    ) -> list[str]:
+        """Record the initializers' types (the graph's own unless ``initializers`` are
+        given) and the small ones' values; returns their names."""
         if initializers is None:
             initializers = [
                 (t.name, t.elem_type, t.dims, t if _small(t.dims) else None)
@@ -164,14 +210,7 @@ class GraphInference:
             types[name] = t if known is None else self._refined(known, t, name)
             if tensor is not None:
                 values[name] = tensor  # small: decoded only if a rule asks for the value
-        for sparse in graph.sparse_initializers:
-            types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
-        for node in graph.nodes:
-            self.node(node, types, values, declared, opsets, commit)
-        outputs = [types.get(o.name, o.type) for o in graph.outputs]
-        if commit:
-            _write_types(graph, types, input_types, [entry[0] for entry in initializers], added)
-        return outputs, values
+        return [entry[0] for entry in initializers]
 
     def untyped_inputs(self, graph: ir.Graph) -> None:
         """A model's graph inputs must be typed (the IR requires it): strict inference
@@ -702,7 +741,7 @@ def _write_types(
     graph: ir.Graph,
     types: dict[str, ValueType | None],
     input_types: list[ValueType | None],
-    initializer_names: list[str],
+    initializer_names: Iterable[str],
     added: list[tuple[str, ValueType]] | None,
 ) -> None:
     """Record the inferred types in ``graph``: inputs, outputs and a value_info per value

@@ -46,9 +46,15 @@ from onnxcraft.proto.serde import (
     type_from_proto,
     type_to_proto,
 )
-from onnxcraft.types import ValueType
+from onnxcraft.types import ValueType, shared_tensor
 
-__all__ = ["Initializer", "InferenceInput", "read_for_inference", "write_inferred_types"]
+__all__ = [
+    "InferenceInput",
+    "Initializer",
+    "TypedInitializers",
+    "read_for_inference",
+    "write_inferred_types",
+]
 
 _UNDEFINED = ElementType.UNDEFINED
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
@@ -58,12 +64,19 @@ _NO_METADATA: Mapping[str, str] = MappingProxyType({})
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
 
 
+# The main graph's initializers typed by the reader: the type of each by name (in order), and
+# the small ones' tensors by name.
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
+
+
 class InferenceInput(NamedTuple):
     """A model read for inference: the IR (its main graph without initializers) and the main
-    graph's initializers."""
+    graph's initializers, typed (``typed``) when their names are distinct and their element
+    types and dims valid, else as entries (``initializers``, empty when ``typed`` is given)."""
 
     model: ir.Model
     initializers: list[Initializer]
+    typed: TypedInitializers | None
 
 
 # The attribute kinds read as plain values (and shared between nodes), by their field value.
@@ -94,10 +107,17 @@ class _ReadTensor(ir.TensorData):
 
     __slots__ = ()
 
-    def __init__(self, proto: TensorProto) -> None:
-        self.name = proto.name
-        self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
-        self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+    def __init__(
+        self,
+        proto: TensorProto,
+        read: tuple[str, ElementType, tuple[int, ...]] | None = None,
+    ) -> None:
+        if read is None:
+            self.name = proto.name
+            self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
+            self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+        else:  # (name, element type and dims read already)
+            self.name, self.elem_type, self.dims = read
         self.source = proto
         self.doc_string = ""
         self.metadata = _NO_METADATA
@@ -247,6 +267,33 @@ class _InferenceReader(_Reader):
                 )
         return entries
 
+    def typed_initializers(self, proto: GraphProto, values_up_to: int) -> TypedInitializers | None:
+        """The initializers' types by name and the small ones' tensors, in one pass (one
+        Tensor per distinct element type and dims, as a model's weights share a few). None
+        when a name repeats or an element type or dims are invalid: :meth:`initializers`
+        then gives them as entries, for the walk to judge in order."""
+        typed: dict[str, ValueType] = {}
+        small: dict[str, ir.TensorData] = {}
+        made: dict[tuple[int, tuple[int, ...]], tuple[ValueType, bool]] = {}
+        count = 0
+        for tensor in proto.initializer:
+            name, data_type, dims = tensor.name, tensor.data_type, tuple(tensor.dims[:])
+            found = made.get((data_type, dims))
+            if found is None:
+                elem = _ELEMENTS.get(data_type, _UNDEFINED)
+                if elem is _UNDEFINED or min(dims, default=0) < 0:
+                    return None
+                found = made[data_type, dims] = (
+                    shared_tensor(elem, dims),
+                    prod(dims) <= values_up_to,
+                )
+            t, is_small = found
+            typed[name] = t
+            if is_small:
+                small[name] = _ReadTensor(tensor, (name, t.elem_type, dims))  # type: ignore[union-attr]
+            count += 1
+        return (typed, small) if len(typed) == count else None
+
 
 def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
     """``proto`` as inference needs it (see the module's docstring), to be inferred and
@@ -261,7 +308,10 @@ def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInpu
         ir_version=int(proto.ir_version),
         functions=[reader.function(f) for f in proto.functions],
     )
-    return InferenceInput(model, reader.initializers(proto.graph, values_up_to))
+    typed = reader.typed_initializers(proto.graph, values_up_to)
+    if typed is not None:
+        return InferenceInput(model, [], typed)
+    return InferenceInput(model, reader.initializers(proto.graph, values_up_to), None)
 
 
 # -- writing the types back -----------------------------------------------------------------------
