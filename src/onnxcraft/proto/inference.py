@@ -274,7 +274,8 @@ class _InferenceReader(_Reader):
         then gives them as entries, for the walk to judge in order."""
         typed: dict[str, ValueType] = {}
         small: dict[str, ir.TensorData] = {}
-        made: dict[tuple[int, tuple[int, ...]], tuple[ValueType, bool]] = {}
+        # (element type, dims) -> the type, and the element type when the tensor is small
+        made: dict[tuple[int, tuple[int, ...]], tuple[ValueType, ElementType | None]] = {}
         count = 0
         for tensor in proto.initializer:
             name, data_type, dims = tensor.name, tensor.data_type, tuple(tensor.dims[:])
@@ -285,12 +286,12 @@ class _InferenceReader(_Reader):
                     return None
                 found = made[data_type, dims] = (
                     shared_tensor(elem, dims),
-                    prod(dims) <= values_up_to,
+                    elem if prod(dims) <= values_up_to else None,
                 )
-            t, is_small = found
+            t, small_elem = found
             typed[name] = t
-            if is_small:
-                small[name] = _ReadTensor(tensor, (name, t.elem_type, dims))  # type: ignore[union-attr]
+            if small_elem is not None:
+                small[name] = _ReadTensor(tensor, (name, small_elem, dims))
             count += 1
         return (typed, small) if len(typed) == count else None
 
