@@ -445,7 +445,7 @@ class GraphInference:
     ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
         """Output types and values of a node of operator ``op``, and whether they may depend
         on what its known input values hold."""
-        bodies: dict[str, list[ValueType | None]] = {}
+        bodies: dict[str, list[ValueType | None]] | None = None
         if op.spec is not None:
             arity = self._arity.get(op)
             count = len(node.inputs)
@@ -466,6 +466,7 @@ class GraphInference:
             if known is not None and known[0] is attrs:
                 attributes, derived = known[1], known[2]
             else:
+                bodies = {}
                 attributes = self._attributes(
                     node, op, input_types, input_values, types, values, opsets, commit, bodies
                 )
