@@ -100,7 +100,10 @@ class GraphInference:
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
         self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
-        self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
+        # An attribute list's part of the key, by list: a number per distinct key (cheaper to
+        # hash at each node than the attributes' names and values).
+        self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
+        self._attribute_numbers: dict[tuple[Any, ...], int] = {}
         self._attribute_dicts: dict[
             tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any], dict[Any, Any]]
         ] = {}
@@ -368,7 +371,7 @@ class GraphInference:
         weights of its own), and a repeated node costs a lookup.
         """
         attributes = node.attributes
-        attribute_key: tuple[Any, ...] | None = ()
+        attribute_key: int | None = 0
         if attributes:
             # The inference reader shares one list between alike nodes: keyed once per list
             # (the list is kept with its key, so its id stays its own meanwhile).
@@ -376,7 +379,7 @@ class GraphInference:
             if known is not None and known[0] is attributes:
                 attribute_key = known[1]
             else:
-                attribute_key = _attribute_key(attributes)
+                attribute_key = self._attribute_number(attributes)
                 self._attribute_keys[id(attributes)] = (attributes, attribute_key)
         if attribute_key is None:
             return None
@@ -395,6 +398,20 @@ class GraphInference:
             present,
             len(node.outputs),
         )
+
+    def _attribute_number(self, attributes: list[ir.Attribute]) -> int | None:
+        """The number of an attribute list's key, equal for equal keys (None: the list
+        cannot be part of a key)."""
+        key = _attribute_key(attributes)
+        if key is None:
+            return None
+        try:
+            number = self._attribute_numbers.get(key)
+        except TypeError:  # (a value no key can hold)
+            return None
+        if number is None:
+            number = self._attribute_numbers[key] = len(self._attribute_numbers) + 1
+        return number
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(

@@ -401,10 +401,13 @@ def _add_entry(
             field = _TYPE_FIELD + _length(len(encoded)) + encoded
         type_fields[id(value)] = field
     encoded_name = name.encode("utf-8")
-    name_length = _length(len(encoded_name))
+    size = len(encoded_name)
+    # (the lengths inline when they take one byte, as nearly all do: this runs per value)
+    name_length = _SHORT_LENGTHS[size] if size < 128 else _length(size)
+    size += 1 + len(name_length) + len(field)
     parts += (
         _VALUE_INFO_FIELD,
-        _length(1 + len(name_length) + len(encoded_name) + len(field)),
+        _SHORT_LENGTHS[size] if size < 128 else _length(size),
         _NAME_FIELD,
         name_length,
         encoded_name,
