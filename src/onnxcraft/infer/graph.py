@@ -254,7 +254,8 @@ class GraphInference:
         names = node.inputs
         if self.strict:
             self._check_defined(node, types)
-        if "" in names:  # an optional input left out: its type and value are unknown
+        gaps = "" in names
+        if gaps:  # an optional input left out: its type and value are unknown
             input_types = [types.get(n) if n else None for n in names]
             input_values = [values.get(n) if n else None for n in names] if values else []
         else:  # (the common case, looked up without a Python loop)
@@ -275,7 +276,25 @@ class GraphInference:
                     op = self._op(node, opsets)
                 key = None
                 if memo is not None and op in self._remembered:
-                    key = self._memo_key(op, node, input_types, input_values, opsets)
+                    # The node's memo key (see _memo_key, inline: this runs for every node).
+                    attributes = node.attributes
+                    attribute_key: int | None = 0
+                    if attributes:
+                        known = self._attribute_keys.get(id(attributes))
+                        if known is not None and known[0] is attributes:
+                            attribute_key = known[1]
+                        else:
+                            attribute_key = self._attribute_key_of(attributes)
+                    if attribute_key is not None:
+                        key = (
+                            op,
+                            opsets.get(domain, 0),
+                            attribute_key,
+                            tuple(input_types),
+                            tuple(map(type, input_values)) if input_values else None,
+                            tuple([bool(n) for n in names]) if gaps else None,
+                            len(node.outputs),
+                        )
                 # The key's cell is found or made in one look-up (hashing a key costs more
                 # than making a cell); a miss fills it once its answer may be remembered.
                 cell = None
@@ -364,7 +383,7 @@ class GraphInference:
         domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
         the input types, which inputs have a known value (and which of those are symbolic), which
         inputs it gives and how many outputs it names. None for a node whose attributes cannot
-        be part of a key.
+        be part of a key. (:meth:`node` makes the same key inline.)
 
         A node inferred successfully, without reading what its known values hold and giving no
         values, answers every later node of the same key: real models repeat blocks (each with
@@ -379,8 +398,7 @@ class GraphInference:
             if known is not None and known[0] is attributes:
                 attribute_key = known[1]
             else:
-                attribute_key = self._attribute_number(attributes)
-                self._attribute_keys[id(attributes)] = (attributes, attribute_key)
+                attribute_key = self._attribute_key_of(attributes)
         if attribute_key is None:
             return None
         # Which inputs have a known value, and which of those are symbolic, told by the
@@ -398,6 +416,12 @@ class GraphInference:
             present,
             len(node.outputs),
         )
+
+    def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
+        """An attribute list's part of the memo key, remembered with the list."""
+        number = self._attribute_number(attributes)
+        self._attribute_keys[id(attributes)] = (attributes, number)
+        return number
 
     def _attribute_number(self, attributes: list[ir.Attribute]) -> int | None:
         """The number of an attribute list's key, equal for equal keys (None: the list

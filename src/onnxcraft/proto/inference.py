@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from math import copysign, prod
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -86,6 +87,8 @@ _PLAIN_KINDS = {
 }
 _PLAIN_FIELD_KINDS = frozenset(_PLAIN_KINDS)
 _FLOAT_KINDS = ("FLOAT", "FLOATS")
+# What inference reads of a node, fetched in one call per node.
+_NODE_FIELDS = attrgetter("op_type", "input", "output", "domain", "name", "attribute")
 
 
 def _signed_zeros(value: Any) -> Any:
@@ -194,6 +197,21 @@ class _InferenceReader(_Reader):
             self.attributes(attributes) if attributes else [],
         )
 
+    def nodes(self, protos: Any) -> list[ir.Node]:
+        """A graph's nodes, as :meth:`node` reads each (its fields fetched in one call)."""
+        attributes = self.attributes
+        return [
+            ir.Node(
+                op_type,
+                inputs[:],
+                outputs[:],
+                "" if domain == "ai.onnx" else domain,
+                name,
+                attributes(attrs) if attrs else [],
+            )
+            for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos)
+        ]
+
     def attributes(self, protos: Any) -> list[ir.Attribute]:
         """A node's attributes. Nodes of a model share a few lists of plain attributes (a
         CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
@@ -246,7 +264,7 @@ class _InferenceReader(_Reader):
         """A graph without its initializers (see :meth:`initializers`)."""
         return ir.Graph(
             name=proto.name,
-            nodes=[self.node(n) for n in proto.node],
+            nodes=self.nodes(proto.node),
             inputs=[self.value_info(v) for v in proto.input],
             outputs=[self.value_info(v) for v in proto.output],
             sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
@@ -380,12 +398,36 @@ def _value_infos_encoding(
             parts.append(_value_info_encoding(info))
         else:
             _add_entry(parts, info.name, info.type, type_fields)
+    short = _SHORT_LENGTHS
     for name, value in added:
         if type(name) is not str:  # a name read as bytes (not UTF-8): the message refuses it
             parts.append(_value_info_encoding(ir.ValueInfo(name, value)))
-        else:
-            _add_entry(parts, name, value, type_fields)
+            continue
+        # _add_entry, inline: this runs for every value of the graph.
+        field = type_fields.get(id(value))
+        if field is None:
+            field = type_fields[id(value)] = _type_field(value)
+        encoded_name = name.encode("utf-8")
+        size = len(encoded_name)
+        name_length = short[size] if size < 128 else _length(size)
+        size += 1 + len(name_length) + len(field)
+        parts += (
+            _VALUE_INFO_FIELD,
+            short[size] if size < 128 else _length(size),
+            _NAME_FIELD,
+            name_length,
+            encoded_name,
+            field,
+        )
     return b"".join(parts)
+
+
+def _type_field(value: ValueType | None) -> bytes:
+    """A ValueInfoProto's type field, encoded (nothing for no type)."""
+    if value is None:
+        return b""
+    encoded = _type_encoding(value)
+    return _TYPE_FIELD + _length(len(encoded)) + encoded
 
 
 def _add_entry(
@@ -394,12 +436,7 @@ def _add_entry(
     """One ValueInfoProto of a name and a type, encoded as a GraphProto.value_info entry."""
     field = type_fields.get(id(value))
     if field is None:
-        if value is None:
-            field = b""
-        else:
-            encoded = _type_encoding(value)
-            field = _TYPE_FIELD + _length(len(encoded)) + encoded
-        type_fields[id(value)] = field
+        field = type_fields[id(value)] = _type_field(value)
     encoded_name = name.encode("utf-8")
     size = len(encoded_name)
     # (the lengths inline when they take one byte, as nearly all do: this runs per value)
