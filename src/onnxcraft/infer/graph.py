@@ -72,6 +72,9 @@ _MAX_WIDENING_PASSES = 4
 
 # Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
 _KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
+# Nodes with more inputs are inferred every time: their key costs about what their rule does
+# (a hash per input type), and DenseNet's concats of up to 32 inputs never repeat.
+_KEYED_INPUTS = 8
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
 _NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
@@ -275,7 +278,7 @@ class GraphInference:
                 if op is None:  # (resolved once per version, the look-up inline)
                     op = self._op(node, opsets)
                 key = None
-                if memo is not None and op in self._remembered:
+                if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
                     # The node's memo key (see _memo_key, inline: this runs for every node).
                     attributes = node.attributes
                     attribute_key: int | None = 0
