@@ -34,10 +34,11 @@ from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
 from onnxcraft.infer.engine import infer_node
-from onnxcraft.infer.rules import has_user_rule
+from onnxcraft.infer.rules import has_user_rule, rule_for
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.ops.infer_common import tensor as _tensor
+from onnxcraft.ops.math_unary.rules import same_type
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
@@ -103,6 +104,10 @@ class GraphInference:
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
         self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
+        # Those whose rule gives the input's type (Relu, Abs, Sigmoid ...): a node of one
+        # input of unknown value, one output and no attributes is answered without its rule
+        # or a key (the rule's answer costs less than a look-up; no value to fold).
+        self._passing: set[OpInfo] = set()
         # An attribute list's part of the key, by list: a number per distinct key (cheaper to
         # hash at each node than the attributes' names and values).
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
@@ -277,66 +282,77 @@ class GraphInference:
                 op = self._ops.get((domain, node.op_type, opsets.get(domain)))
                 if op is None:  # (resolved once per version, the look-up inline)
                     op = self._op(node, opsets)
-                key = None
-                if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
-                    # The node's memo key (see _memo_key, inline: this runs for every node).
-                    attributes = node.attributes
-                    attribute_key: int | None = 0
-                    if attributes:
-                        known = self._attribute_keys.get(id(attributes))
-                        if known is not None and known[0] is attributes:
-                            attribute_key = known[1]
-                        else:
-                            attribute_key = self._attribute_key_of(attributes)
-                    if attribute_key is not None:
-                        key = (
-                            op,
-                            opsets.get(domain, 0),
-                            attribute_key,
-                            tuple(input_types),
-                            tuple(map(type, input_values)) if input_values else None,
-                            tuple([bool(n) for n in names]) if gaps else None,
-                            len(node.outputs),
-                        )
-                # The key's cell is found or made in one look-up (hashing a key costs more
-                # than making a cell); a miss fills it once its answer may be remembered.
-                cell = None
-                if key is not None:
-                    try:
-                        cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
-                    except TypeError:  # a value no key can hold: inferred every time
-                        key = None
-                found = None if cell is None else cell[0]
                 if (
-                    found is None
-                    and key is not None
-                    and op in self._reads_values
-                    and _has_values(input_values)
+                    op in self._passing
+                    and memo is not None  # (the plain path runs the rule, for comparison)
+                    and len(names) == 1
+                    and names[0]
+                    and len(node.outputs) == 1
+                    and not node.attributes
+                    and (not input_values or input_values[0] is None)
                 ):
-                    # An answer that read known values is remembered with the values
-                    # themselves (a read tensor by identity: shared constants, such as the
-                    # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
-                    valued_key = (key, *input_values)
-                    try:
-                        valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
-                    except TypeError:
-                        valued_cell = None
-                    found = None if valued_cell is None else valued_cell[0]
-                if found is not None:
-                    out_types, out_values, in_range = found, _NO_VALUES, True
+                    out_types, out_values = [input_types[0]], _NO_VALUES
                 else:
-                    out_types, out_values, valued = self._infer_node(
-                        node, op, input_types, input_values, types, values, opsets, commit
-                    )
-                    in_range = _in_range(out_types)
-                    if in_range and cell is not None and not out_values:
-                        if not valued:
-                            cell[0] = out_types
-                        else:
-                            self._reads_values.add(op)
-                            valued_key = (key, *input_values)
-                            with contextlib.suppress(TypeError):  # (an array is no key)
-                                memo[valued_key] = [out_types]  # type: ignore[index]
+                    key = None
+                    if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
+                        # The node's memo key (see _memo_key, inline: this runs for every node).
+                        attributes = node.attributes
+                        attribute_key: int | None = 0
+                        if attributes:
+                            known = self._attribute_keys.get(id(attributes))
+                            if known is not None and known[0] is attributes:
+                                attribute_key = known[1]
+                            else:
+                                attribute_key = self._attribute_key_of(attributes)
+                        if attribute_key is not None:
+                            key = (
+                                op,
+                                opsets.get(domain, 0),
+                                attribute_key,
+                                tuple(input_types),
+                                tuple(map(type, input_values)) if input_values else None,
+                                tuple([bool(n) for n in names]) if gaps else None,
+                                len(node.outputs),
+                            )
+                    # The key's cell is found or made in one look-up (hashing a key costs more
+                    # than making a cell); a miss fills it once its answer may be remembered.
+                    cell = None
+                    if key is not None:
+                        try:
+                            cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
+                        except TypeError:  # a value no key can hold: inferred every time
+                            key = None
+                    found = None if cell is None else cell[0]
+                    if (
+                        found is None
+                        and key is not None
+                        and op in self._reads_values
+                        and _has_values(input_values)
+                    ):
+                        # An answer that read known values is remembered with the values
+                        # themselves (a read tensor by identity: shared constants, such as the
+                        # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
+                        valued_key = (key, *input_values)
+                        try:
+                            valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
+                        except TypeError:
+                            valued_cell = None
+                        found = None if valued_cell is None else valued_cell[0]
+                    if found is not None:
+                        out_types, out_values, in_range = found, _NO_VALUES, True
+                    else:
+                        out_types, out_values, valued = self._infer_node(
+                            node, op, input_types, input_values, types, values, opsets, commit
+                        )
+                        in_range = _in_range(out_types)
+                        if in_range and cell is not None and not out_values:
+                            if not valued:
+                                cell[0] = out_types
+                            else:
+                                self._reads_values.add(op)
+                                valued_key = (key, *input_values)
+                                with contextlib.suppress(TypeError):  # (an array is no key)
+                                    memo[valued_key] = [out_types]  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -613,6 +629,13 @@ class GraphInference:
             found = self._ops[key] = op_info(node.domain, node.op_type, since)
             if found.spec is not None and not has_user_rule(node.domain, node.op_type):
                 self._remembered.add(found)
+                if (
+                    rule_for(found) is same_type
+                    and found.min_inputs <= 1
+                    and (found.max_inputs is None or found.max_inputs >= 1)
+                    and found.outputs
+                ):
+                    self._passing.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
