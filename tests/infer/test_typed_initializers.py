@@ -185,7 +185,7 @@ def test_nodes_giving_their_input_type_answer_as_their_rule() -> None:
         "y = Relu(c)",  # a known value: folded by the kernel
         "y = Relu(x, x)",  # too many inputs: an error at the node
         "y, z = Relu(x)",  # too many outputs
-        'y = Relu <alpha: float = 0.5> (x)',  # an attribute Relu does not have
+        "y = Relu <alpha: float = 0.5> (x)",  # an attribute Relu does not have
         'y = Relu("")',  # an omitted input
         "y = Clip(x)",  # of one to three inputs
         "y = Clip(x, lo)",
