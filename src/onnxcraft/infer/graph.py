@@ -33,8 +33,8 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.engine import infer_node
-from onnxcraft.infer.rules import has_user_rule, rule_for
+from onnxcraft.infer.engine import infer_node, rule_of
+from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.ops.infer_common import tensor as _tensor
@@ -96,7 +96,7 @@ class GraphInference:
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
-        # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
+        # Output types of the nodes inferred so far, by everything a rule reads (see node);
         # None: every node is inferred anew (for comparing against the remembered answers).
         # Each answer in a cell of one item (None: not known yet).
         self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
@@ -295,7 +295,17 @@ class GraphInference:
                 else:
                     key = None
                     if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
-                        # The node's memo key (see _memo_key, inline: this runs for every node).
+                        # The node's memo key: what its output types depend on, unless they
+                        # depend on what its known input values hold: its operator version (a
+                        # standard one, whose rule is the library's), the domain's opset, its
+                        # attributes (plain values only, numbered per distinct list), the input
+                        # types, which inputs have a known value and which of those are
+                        # symbolic (told by the values' classes, a finer split than needed),
+                        # which inputs it gives and how many outputs it names. A node inferred
+                        # successfully, without reading what its known values hold and giving
+                        # no values, answers every later node of the same key: real models
+                        # repeat blocks (each with weights of its own). (Inline: this runs for
+                        # every node.)
                         attributes = node.attributes
                         attribute_key: int | None = 0
                         if attributes:
@@ -388,53 +398,6 @@ class GraphInference:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
-
-    def _memo_key(
-        self,
-        op: OpInfo,
-        node: ir.Node,
-        input_types: list[ValueType | None],
-        input_values: list[Any],
-        opsets: dict[str, int],
-    ) -> tuple[Any, ...] | None:
-        """What a node's output types depend on, unless they depend on what its known input
-        values hold: its operator version (a standard one, whose rule is the library's), the
-        domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
-        the input types, which inputs have a known value (and which of those are symbolic), which
-        inputs it gives and how many outputs it names. None for a node whose attributes cannot
-        be part of a key. (:meth:`node` makes the same key inline.)
-
-        A node inferred successfully, without reading what its known values hold and giving no
-        values, answers every later node of the same key: real models repeat blocks (each with
-        weights of its own), and a repeated node costs a lookup.
-        """
-        attributes = node.attributes
-        attribute_key: int | None = 0
-        if attributes:
-            # The inference reader shares one list between alike nodes: keyed once per list
-            # (the list is kept with its key, so its id stays its own meanwhile).
-            known = self._attribute_keys.get(id(attributes))
-            if known is not None and known[0] is attributes:
-                attribute_key = known[1]
-            else:
-                attribute_key = self._attribute_key_of(attributes)
-        if attribute_key is None:
-            return None
-        # Which inputs have a known value, and which of those are symbolic, told by the
-        # values' classes (NoneType, SymbolicValue, an array's or a read tensor's), without a
-        # Python loop: a finer split than needed, which costs no answer its correctness.
-        marks = tuple(map(type, input_values)) if input_values else None
-        names = node.inputs
-        present = None if "" not in names else tuple([bool(n) for n in names])
-        return (
-            op,
-            opsets.get(node.domain, 0),
-            attribute_key,
-            tuple(input_types),
-            marks,
-            present,
-            len(node.outputs),
-        )
 
     def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
         """An attribute list's part of the memo key, remembered with the list."""
@@ -630,7 +593,7 @@ class GraphInference:
             if found.spec is not None and not has_user_rule(node.domain, node.op_type):
                 self._remembered.add(found)
                 if (
-                    rule_for(found) is same_type
+                    rule_of(found) is same_type
                     and found.min_inputs <= 1
                     and (found.max_inputs is None or found.max_inputs >= 1)
                     and found.outputs
