@@ -9,7 +9,9 @@ The revision's ``src/onnxcraft`` is copied to a temporary folder as the package
 a descriptor can be registered once per process). Both must give the same bytes. Each round
 times each side ``inner`` times and keeps the best CPU time of the process
 (``time.process_time``, which other processes on a shared machine disturb less than wall
-time); the table gives the median (best) over rounds and after / before.
+time); the table gives the median (best) over rounds and after / before. With ``--calls N``
+the sides alternate call by call instead, N calls each, and the table gives the tenth
+percentile and the median of the calls (steadier on a machine others load in bursts).
 """
 
 from __future__ import annotations
@@ -76,7 +78,11 @@ def main() -> None:
     parser.add_argument("--before", required=True, help="a git revision")
     parser.add_argument("--models", default=",".join([*zoo.MODELS, "chain10000"]))
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--calls", type=int, default=0, help="alternate call by call instead")
     args = parser.parse_args()
+    if args.calls:
+        alternate_calls(args.before, args.models.split(","), args.calls)
+        return
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(args.before, Path(folder))
         print(f"# before: {args.before}; median (best) CPU ms over {args.rounds} rounds")
@@ -105,6 +111,37 @@ def main() -> None:
                 f"{statistics.median(a) * 1e3:.3f} ({min(a) * 1e3:.3f}) | "
                 f"{statistics.median(a) / statistics.median(b):.3f} "
                 f"({min(a) / min(b):.3f}) |",
+                flush=True,
+            )
+
+
+def alternate_calls(revision: str, names: list[str], calls: int) -> None:
+    """Both sides called in turn, ``calls`` times each: the tenth percentile and the median
+    CPU time of their calls, and after / before of each."""
+    with tempfile.TemporaryDirectory() as folder:
+        before = load_revision(revision, Path(folder))
+        print(f"# before: {revision}; p10 / median CPU ms of {calls} calls, alternated")
+        print("| model | before ms | after ms | after / before |")
+        print("|---|---|---|---|")
+        for name in names:
+            model = bench_infer.chain(int(name[5:])) if name.startswith("chain") else None
+            data = bench_infer.strip(model or zoo.MODELS[name](1), external=True)
+            assert oc.infer_shapes(data).SerializeToString() == (
+                before.infer_shapes(data).SerializeToString()
+            ), name
+            sides = {"before": before.infer_shapes, "after": oc.infer_shapes}
+            runs: dict[str, list[float]] = {"before": [], "after": []}
+            for call in range(calls):
+                for side in ("before", "after") if call % 2 == 0 else ("after", "before"):
+                    start = time.process_time()
+                    sides[side](data)
+                    runs[side].append(time.process_time() - start)
+            p10 = {side: sorted(times)[len(times) // 10] for side, times in runs.items()}
+            mid = {side: statistics.median(times) for side, times in runs.items()}
+            print(
+                f"| {name} | {p10['before'] * 1e3:.3f} / {mid['before'] * 1e3:.3f} | "
+                f"{p10['after'] * 1e3:.3f} / {mid['after'] * 1e3:.3f} | "
+                f"{p10['after'] / p10['before']:.3f} / {mid['after'] / mid['before']:.3f} |",
                 flush=True,
             )
 

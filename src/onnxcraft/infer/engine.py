@@ -18,7 +18,7 @@ from onnxcraft.infer.rules import rule_for
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.types import ValueType
 
-__all__ = ["BodyInference", "infer_node", "infer_types", "set_body_inference"]
+__all__ = ["BodyInference", "infer_node", "infer_types", "rule_of", "set_body_inference"]
 
 BodyInference = Callable[
     [OpInfo, Sequence[ValueType | None], Sequence[Any], dict[str, Any], int],
@@ -55,6 +55,11 @@ def infer_types(
         op, input_types, input_values, attributes, num_outputs, opset, bodies, present
     )
     return types, values
+
+
+def rule_of(op: OpInfo) -> Any:
+    """The rule :func:`infer_node` runs for ``op`` (None: it has none)."""
+    return op.custom_rule if op.custom else rule_for(op)
 
 
 def infer_node(

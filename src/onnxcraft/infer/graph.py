@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+from collections.abc import Iterable
 from collections.abc import Sequence as Seq
 from typing import Any
 
@@ -32,11 +33,12 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.engine import infer_node
+from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.ops.infer_common import tensor as _tensor
+from onnxcraft.ops.math_unary.rules import same_type
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
 
 __all__ = ["GraphInference", "InferenceWarning", "infer_through_body"]
@@ -62,12 +64,18 @@ _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limi
 # An initializer as the walk reads it: name, element type, dims and, for a small one, the tensor
 # (its value); the inference reader (proto/inference.py) gives the main graph's as such.
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
+# The main graph's initializers as the inference reader types them when it can: each one's
+# type by name, and the small ones' tensors by name.
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
 
 # Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
 _KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
+# Nodes with more inputs are inferred every time: their key costs about what their rule does
+# (a hash per input type), and DenseNet's concats of up to 32 inputs never repeat.
+_KEYED_INPUTS = 8
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
 _NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
@@ -88,7 +96,7 @@ class GraphInference:
         self._ops: dict[tuple[str, str, int | None], OpInfo] = {}  # resolved operator versions
         self._calling: list[tuple[str, str]] = []  # the local functions being inferred
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
-        # Output types of the nodes inferred so far, by everything a rule reads (see _memo_key);
+        # Output types of the nodes inferred so far, by everything a rule reads (see node);
         # None: every node is inferred anew (for comparing against the remembered answers).
         # Each answer in a cell of one item (None: not known yet).
         self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
@@ -96,7 +104,14 @@ class GraphInference:
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
         self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
-        self._attribute_keys: dict[int, tuple[list[ir.Attribute], tuple[Any, ...] | None]] = {}
+        # Those whose rule gives the input's type (Relu, Abs, Sigmoid ...): a node of one
+        # input of unknown value, one output and no attributes is answered without its rule
+        # or a key (the rule's answer costs less than a look-up; no value to fold).
+        self._passing: set[OpInfo] = set()
+        # An attribute list's part of the key, by list: a number per distinct key (cheaper to
+        # hash at each node than the attributes' names and values).
+        self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
+        self._attribute_numbers: dict[tuple[Any, ...], int] = {}
         self._attribute_dicts: dict[
             tuple[OpInfo, int], tuple[list[ir.Attribute], dict[str, Any], dict[Any, Any]]
         ] = {}
@@ -123,6 +138,7 @@ class GraphInference:
         commit: bool = True,
         initializers: Seq[Initializer] | None = None,
         added: list[tuple[str, ValueType]] | None = None,
+        typed_initializers: TypedInitializers | None = None,
     ) -> tuple[list[ValueType | None], dict[str, Any]]:
         """Infer every node of ``graph``; returns the output types and the known values.
 
@@ -132,6 +148,7 @@ class GraphInference:
         ``initializers`` replace the graph's own (the inference reader gives them apart);
         ``added`` receives the types of the values value_info lacks, as (name, type), instead
         of new value_info entries (the inference writer encodes them straight away).
+        ``typed_initializers`` replace both, already typed (the inference reader's).
         """
         types: dict[str, ValueType | None] = dict(outer)
         values: dict[str, Any] = dict(outer_values)
@@ -145,6 +162,46 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
+        if typed_initializers is not None:
+            initializer_names = self._typed_initializers(typed_initializers, types, values)
+        else:
+            initializer_names = self._initializers(graph, initializers, types, values)
+        for sparse in graph.sparse_initializers:
+            types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
+        for node in graph.nodes:
+            self.node(node, types, values, declared, opsets, commit)
+        outputs = [types.get(o.name, o.type) for o in graph.outputs]
+        if commit:
+            _write_types(graph, types, input_types, initializer_names, added)
+        return outputs, values
+
+    def _typed_initializers(
+        self,
+        initializers: TypedInitializers,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+    ) -> Iterable[str]:
+        """Record initializers typed by the reader (distinct names, valid types); returns
+        their names."""
+        typed, small = initializers
+        if types.keys().isdisjoint(typed):  # (the common case: no input of the same name)
+            types.update(typed)
+        else:
+            for name, t in typed.items():
+                known = types.get(name)
+                types[name] = t if known is None else self._refined(known, t, name)
+        values.update(small)  # small: decoded only if a rule asks for the value
+        return typed.keys()
+
+    def _initializers(
+        self,
+        graph: ir.Graph,
+        initializers: Seq[Initializer] | None,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+    ) -> list[str]:
+        """Record the initializers' types (the graph's own unless ``initializers`` are
+        given) and the small ones' values; returns their names."""
         if initializers is None:
             initializers = [
                 (t.name, t.elem_type, t.dims, t if _small(t.dims) else None)
@@ -164,14 +221,7 @@ class GraphInference:
             types[name] = t if known is None else self._refined(known, t, name)
             if tensor is not None:
                 values[name] = tensor  # small: decoded only if a rule asks for the value
-        for sparse in graph.sparse_initializers:
-            types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
-        for node in graph.nodes:
-            self.node(node, types, values, declared, opsets, commit)
-        outputs = [types.get(o.name, o.type) for o in graph.outputs]
-        if commit:
-            _write_types(graph, types, input_types, [entry[0] for entry in initializers], added)
-        return outputs, values
+        return [entry[0] for entry in initializers]
 
     def untyped_inputs(self, graph: ir.Graph) -> None:
         """A model's graph inputs must be typed (the IR requires it): strict inference
@@ -212,7 +262,8 @@ class GraphInference:
         names = node.inputs
         if self.strict:
             self._check_defined(node, types)
-        if "" in names:  # an optional input left out: its type and value are unknown
+        gaps = "" in names
+        if gaps:  # an optional input left out: its type and value are unknown
             input_types = [types.get(n) if n else None for n in names]
             input_values = [values.get(n) if n else None for n in names] if values else []
         else:  # (the common case, looked up without a Python loop)
@@ -231,48 +282,87 @@ class GraphInference:
                 op = self._ops.get((domain, node.op_type, opsets.get(domain)))
                 if op is None:  # (resolved once per version, the look-up inline)
                     op = self._op(node, opsets)
-                key = None
-                if memo is not None and op in self._remembered:
-                    key = self._memo_key(op, node, input_types, input_values, opsets)
-                # The key's cell is found or made in one look-up (hashing a key costs more
-                # than making a cell); a miss fills it once its answer may be remembered.
-                cell = None
-                if key is not None:
-                    try:
-                        cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
-                    except TypeError:  # a value no key can hold: inferred every time
-                        key = None
-                found = None if cell is None else cell[0]
                 if (
-                    found is None
-                    and key is not None
-                    and op in self._reads_values
-                    and _has_values(input_values)
+                    op in self._passing
+                    and memo is not None  # (the plain path runs the rule, for comparison)
+                    and len(names) == 1
+                    and names[0]
+                    and len(node.outputs) == 1
+                    and not node.attributes
+                    and (not input_values or input_values[0] is None)
                 ):
-                    # An answer that read known values is remembered with the values
-                    # themselves (a read tensor by identity: shared constants, such as the
-                    # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
-                    valued_key = (key, *input_values)
-                    try:
-                        valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
-                    except TypeError:
-                        valued_cell = None
-                    found = None if valued_cell is None else valued_cell[0]
-                if found is not None:
-                    out_types, out_values, in_range = found, _NO_VALUES, True
+                    out_types, out_values = [input_types[0]], _NO_VALUES
                 else:
-                    out_types, out_values, valued = self._infer_node(
-                        node, op, input_types, input_values, types, values, opsets, commit
-                    )
-                    in_range = _in_range(out_types)
-                    if in_range and cell is not None and not out_values:
-                        if not valued:
-                            cell[0] = out_types
-                        else:
-                            self._reads_values.add(op)
-                            valued_key = (key, *input_values)
-                            with contextlib.suppress(TypeError):  # (an array is no key)
-                                memo[valued_key] = [out_types]  # type: ignore[index]
+                    key = None
+                    if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
+                        # The node's memo key: what its output types depend on, unless they
+                        # depend on what its known input values hold: its operator version (a
+                        # standard one, whose rule is the library's), the domain's opset, its
+                        # attributes (plain values only, numbered per distinct list), the input
+                        # types, which inputs have a known value and which of those are
+                        # symbolic (told by the values' classes, a finer split than needed),
+                        # which inputs it gives and how many outputs it names. A node inferred
+                        # successfully, without reading what its known values hold and giving
+                        # no values, answers every later node of the same key: real models
+                        # repeat blocks (each with weights of its own). (Inline: this runs for
+                        # every node.)
+                        attributes = node.attributes
+                        attribute_key: int | None = 0
+                        if attributes:
+                            known = self._attribute_keys.get(id(attributes))
+                            if known is not None and known[0] is attributes:
+                                attribute_key = known[1]
+                            else:
+                                attribute_key = self._attribute_key_of(attributes)
+                        if attribute_key is not None:
+                            key = (
+                                op,
+                                opsets.get(domain, 0),
+                                attribute_key,
+                                tuple(input_types),
+                                tuple(map(type, input_values)) if input_values else None,
+                                tuple([bool(n) for n in names]) if gaps else None,
+                                len(node.outputs),
+                            )
+                    # The key's cell is found or made in one look-up (hashing a key costs more
+                    # than making a cell); a miss fills it once its answer may be remembered.
+                    cell = None
+                    if key is not None:
+                        try:
+                            cell = memo.setdefault(key, [None])  # type: ignore[union-attr]
+                        except TypeError:  # a value no key can hold: inferred every time
+                            key = None
+                    found = None if cell is None else cell[0]
+                    if (
+                        found is None
+                        and key is not None
+                        and op in self._reads_values
+                        and _has_values(input_values)
+                    ):
+                        # An answer that read known values is remembered with the values
+                        # themselves (a read tensor by identity: shared constants, such as the
+                        # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
+                        valued_key = (key, *input_values)
+                        try:
+                            valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
+                        except TypeError:
+                            valued_cell = None
+                        found = None if valued_cell is None else valued_cell[0]
+                    if found is not None:
+                        out_types, out_values, in_range = found, _NO_VALUES, True
+                    else:
+                        out_types, out_values, valued = self._infer_node(
+                            node, op, input_types, input_values, types, values, opsets, commit
+                        )
+                        in_range = _in_range(out_types)
+                        if in_range and cell is not None and not out_values:
+                            if not valued:
+                                cell[0] = out_types
+                            else:
+                                self._reads_values.add(op)
+                                valued_key = (key, *input_values)
+                                with contextlib.suppress(TypeError):  # (an array is no key)
+                                    memo[valued_key] = [out_types]  # type: ignore[index]
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -309,53 +399,25 @@ class GraphInference:
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
 
-    def _memo_key(
-        self,
-        op: OpInfo,
-        node: ir.Node,
-        input_types: list[ValueType | None],
-        input_values: list[Any],
-        opsets: dict[str, int],
-    ) -> tuple[Any, ...] | None:
-        """What a node's output types depend on, unless they depend on what its known input
-        values hold: its operator version (a standard one, whose rule is the library's), the
-        domain's opset, its attributes (plain values only: no tensors, no graphs, no references),
-        the input types, which inputs have a known value (and which of those are symbolic), which
-        inputs it gives and how many outputs it names. None for a node whose attributes cannot
-        be part of a key.
+    def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
+        """An attribute list's part of the memo key, remembered with the list."""
+        number = self._attribute_number(attributes)
+        self._attribute_keys[id(attributes)] = (attributes, number)
+        return number
 
-        A node inferred successfully, without reading what its known values hold and giving no
-        values, answers every later node of the same key: real models repeat blocks (each with
-        weights of its own), and a repeated node costs a lookup.
-        """
-        attributes = node.attributes
-        attribute_key: tuple[Any, ...] | None = ()
-        if attributes:
-            # The inference reader shares one list between alike nodes: keyed once per list
-            # (the list is kept with its key, so its id stays its own meanwhile).
-            known = self._attribute_keys.get(id(attributes))
-            if known is not None and known[0] is attributes:
-                attribute_key = known[1]
-            else:
-                attribute_key = _attribute_key(attributes)
-                self._attribute_keys[id(attributes)] = (attributes, attribute_key)
-        if attribute_key is None:
+    def _attribute_number(self, attributes: list[ir.Attribute]) -> int | None:
+        """The number of an attribute list's key, equal for equal keys (None: the list
+        cannot be part of a key)."""
+        key = _attribute_key(attributes)
+        if key is None:
             return None
-        # Which inputs have a known value, and which of those are symbolic, told by the
-        # values' classes (NoneType, SymbolicValue, an array's or a read tensor's), without a
-        # Python loop: a finer split than needed, which costs no answer its correctness.
-        marks = tuple(map(type, input_values)) if input_values else None
-        names = node.inputs
-        present = None if "" not in names else tuple([bool(n) for n in names])
-        return (
-            op,
-            opsets.get(node.domain, 0),
-            attribute_key,
-            tuple(input_types),
-            marks,
-            present,
-            len(node.outputs),
-        )
+        try:
+            number = self._attribute_numbers.get(key)
+        except TypeError:  # (a value no key can hold)
+            return None
+        if number is None:
+            number = self._attribute_numbers[key] = len(self._attribute_numbers) + 1
+        return number
 
     def _dim_overflow(self, node: ir.Node, name: str, inferred: Tensor) -> Tensor:
         self.problem(
@@ -406,7 +468,7 @@ class GraphInference:
     ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
         """Output types and values of a node of operator ``op``, and whether they may depend
         on what its known input values hold."""
-        bodies: dict[str, list[ValueType | None]] = {}
+        bodies: dict[str, list[ValueType | None]] | None = None
         if op.spec is not None:
             arity = self._arity.get(op)
             count = len(node.inputs)
@@ -427,6 +489,7 @@ class GraphInference:
             if known is not None and known[0] is attrs:
                 attributes, derived = known[1], known[2]
             else:
+                bodies = {}
                 attributes = self._attributes(
                     node, op, input_types, input_values, types, values, opsets, commit, bodies
                 )
@@ -529,6 +592,13 @@ class GraphInference:
             found = self._ops[key] = op_info(node.domain, node.op_type, since)
             if found.spec is not None and not has_user_rule(node.domain, node.op_type):
                 self._remembered.add(found)
+                if (
+                    rule_of(found) is same_type
+                    and found.min_inputs <= 1
+                    and (found.max_inputs is None or found.max_inputs >= 1)
+                    and found.outputs
+                ):
+                    self._passing.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -702,7 +772,7 @@ def _write_types(
     graph: ir.Graph,
     types: dict[str, ValueType | None],
     input_types: list[ValueType | None],
-    initializer_names: list[str],
+    initializer_names: Iterable[str],
     added: list[tuple[str, ValueType]] | None,
 ) -> None:
     """Record the inferred types in ``graph``: inputs, outputs and a value_info per value

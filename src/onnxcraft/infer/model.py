@@ -17,6 +17,7 @@ from onnxcraft.infer.graph import (
     GraphInference,
     InferenceWarning,
     Initializer,
+    TypedInitializers,
     infer_through_body,
 )
 from onnxcraft.io import model_proto
@@ -59,9 +60,9 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
 
 def _infer_into(proto: ModelProto, strict: bool) -> None:
     """Infer ``proto`` and write the types into it (only types change)."""
-    model_ir, initializers = read_for_inference(proto, values_up_to=VALUE_LIMIT)
+    model_ir, initializers, typed = read_for_inference(proto, values_up_to=VALUE_LIMIT)
     added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
-    _infer(model_ir, initializers, strict, added)
+    _infer(model_ir, initializers, strict, added, typed)
     try:
         write_inferred_types(proto, model_ir, added)
     except UnicodeError as exc:
@@ -76,12 +77,21 @@ def _infer(
     initializers: list[Initializer] | None,
     strict: bool,
     added: list[tuple[str, ValueType]] | None,
+    typed: TypedInitializers | None = None,
 ) -> None:
     """Infer the model's graph, recording the types in it (``initializers``: the main
-    graph's, when the reader gave them apart; ``added``: where the main graph's new
-    value_info goes, when the writer takes it so)."""
+    graph's, when the reader gave them apart, or ``typed`` when it typed them; ``added``:
+    where the main graph's new value_info goes, when the writer takes it so)."""
     functions = {(f.domain, f.name): f for f in model.functions}
     runner = GraphInference(functions, model.opset_imports, strict)
     if strict:
         runner.untyped_inputs(model.graph)
-    runner.graph(model.graph, {}, {}, model.opset_imports, initializers=initializers, added=added)
+    runner.graph(
+        model.graph,
+        {},
+        {},
+        model.opset_imports,
+        initializers=initializers,
+        added=added,
+        typed_initializers=typed,
+    )

@@ -38,6 +38,7 @@ __all__ = ["ALL_VERSIONS", "InferenceContext", "Rule", "RuleRegistry", "Symbolic
 VALUE_LIMIT = 64
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_NO_BODIES: dict[str, Any] = {}  # the bodies of a node without graph attributes (never written)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,8 @@ class InferenceContext:
         self.num_outputs = num_outputs
         self.opset = opset
         self.output_values: dict[int, Any] = {}  # arrays, SymbolicValues or lazy tensors
-        self.bodies = bodies or {}  # graph attribute name -> the body's output types
+        # graph attribute name -> the body's output types (rules only read it)
+        self.bodies = bodies or _NO_BODIES
         self.present = present  # which inputs the node gives (None: those typed or valued)
         # What rules work out from the operator version and the attributes alone (a window's
         # strides and pads, say), shared by the nodes with the same version and attribute list
@@ -125,9 +127,14 @@ class InferenceContext:
     def all_inputs_known(self) -> bool:
         """Every given input has a value known in full (a missing optional input is fine),
         and some input is given."""
+        present = self.present
         for i, value in enumerate(self._values):
             if value is None:
-                if self.has_input(i):
+                # (has_input, inline where the walk says which inputs are given: per node)
+                if present is not None:
+                    if i < len(present) and present[i]:
+                        return False
+                elif self.has_input(i):
                     return False
             elif type(value) is SymbolicValue:
                 return False

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from math import copysign, prod
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -46,9 +47,15 @@ from onnxcraft.proto.serde import (
     type_from_proto,
     type_to_proto,
 )
-from onnxcraft.types import ValueType
+from onnxcraft.types import ValueType, shared_tensor
 
-__all__ = ["Initializer", "InferenceInput", "read_for_inference", "write_inferred_types"]
+__all__ = [
+    "InferenceInput",
+    "Initializer",
+    "TypedInitializers",
+    "read_for_inference",
+    "write_inferred_types",
+]
 
 _UNDEFINED = ElementType.UNDEFINED
 _NO_METADATA: Mapping[str, str] = MappingProxyType({})
@@ -58,12 +65,19 @@ _NO_METADATA: Mapping[str, str] = MappingProxyType({})
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
 
 
+# The main graph's initializers typed by the reader: the type of each by name (in order), and
+# the small ones' tensors by name.
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
+
+
 class InferenceInput(NamedTuple):
     """A model read for inference: the IR (its main graph without initializers) and the main
-    graph's initializers."""
+    graph's initializers, typed (``typed``) when their names are distinct and their element
+    types and dims valid, else as entries (``initializers``, empty when ``typed`` is given)."""
 
     model: ir.Model
     initializers: list[Initializer]
+    typed: TypedInitializers | None
 
 
 # The attribute kinds read as plain values (and shared between nodes), by their field value.
@@ -73,6 +87,8 @@ _PLAIN_KINDS = {
 }
 _PLAIN_FIELD_KINDS = frozenset(_PLAIN_KINDS)
 _FLOAT_KINDS = ("FLOAT", "FLOATS")
+# What inference reads of a node, fetched in one call per node.
+_NODE_FIELDS = attrgetter("op_type", "input", "output", "domain", "name", "attribute")
 
 
 def _signed_zeros(value: Any) -> Any:
@@ -94,10 +110,17 @@ class _ReadTensor(ir.TensorData):
 
     __slots__ = ()
 
-    def __init__(self, proto: TensorProto) -> None:
-        self.name = proto.name
-        self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
-        self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+    def __init__(
+        self,
+        proto: TensorProto,
+        read: tuple[str, ElementType, tuple[int, ...]] | None = None,
+    ) -> None:
+        if read is None:
+            self.name = proto.name
+            self.elem_type = _ELEMENTS.get(proto.data_type, _UNDEFINED)
+            self.dims = tuple(proto.dims[:])  # one call (tuple() of the field walks it in Python)
+        else:  # (name, element type and dims read already)
+            self.name, self.elem_type, self.dims = read
         self.source = proto
         self.doc_string = ""
         self.metadata = _NO_METADATA
@@ -174,6 +197,21 @@ class _InferenceReader(_Reader):
             self.attributes(attributes) if attributes else [],
         )
 
+    def nodes(self, protos: Any) -> list[ir.Node]:
+        """A graph's nodes, as :meth:`node` reads each (its fields fetched in one call)."""
+        attributes = self.attributes
+        return [
+            ir.Node(
+                op_type,
+                inputs[:],
+                outputs[:],
+                "" if domain == "ai.onnx" else domain,
+                name,
+                attributes(attrs) if attrs else [],
+            )
+            for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos)
+        ]
+
     def attributes(self, protos: Any) -> list[ir.Attribute]:
         """A node's attributes. Nodes of a model share a few lists of plain attributes (a
         CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
@@ -226,7 +264,7 @@ class _InferenceReader(_Reader):
         """A graph without its initializers (see :meth:`initializers`)."""
         return ir.Graph(
             name=proto.name,
-            nodes=[self.node(n) for n in proto.node],
+            nodes=self.nodes(proto.node),
             inputs=[self.value_info(v) for v in proto.input],
             outputs=[self.value_info(v) for v in proto.output],
             sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
@@ -247,6 +285,34 @@ class _InferenceReader(_Reader):
                 )
         return entries
 
+    def typed_initializers(self, proto: GraphProto, values_up_to: int) -> TypedInitializers | None:
+        """The initializers' types by name and the small ones' tensors, in one pass (one
+        Tensor per distinct element type and dims, as a model's weights share a few). None
+        when a name repeats or an element type or dims are invalid: :meth:`initializers`
+        then gives them as entries, for the walk to judge in order."""
+        typed: dict[str, ValueType] = {}
+        small: dict[str, ir.TensorData] = {}
+        # (element type, dims) -> the type, and the element type when the tensor is small
+        made: dict[tuple[int, tuple[int, ...]], tuple[ValueType, ElementType | None]] = {}
+        count = 0
+        for tensor in proto.initializer:
+            name, data_type, dims = tensor.name, tensor.data_type, tuple(tensor.dims[:])
+            found = made.get((data_type, dims))
+            if found is None:
+                elem = _ELEMENTS.get(data_type, _UNDEFINED)
+                if elem is _UNDEFINED or min(dims, default=0) < 0:
+                    return None
+                found = made[data_type, dims] = (
+                    shared_tensor(elem, dims),
+                    elem if prod(dims) <= values_up_to else None,
+                )
+            t, small_elem = found
+            typed[name] = t
+            if small_elem is not None:
+                small[name] = _ReadTensor(tensor, (name, small_elem, dims))
+            count += 1
+        return (typed, small) if len(typed) == count else None
+
 
 def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
     """``proto`` as inference needs it (see the module's docstring), to be inferred and
@@ -261,7 +327,10 @@ def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInpu
         ir_version=int(proto.ir_version),
         functions=[reader.function(f) for f in proto.functions],
     )
-    return InferenceInput(model, reader.initializers(proto.graph, values_up_to))
+    typed = reader.typed_initializers(proto.graph, values_up_to)
+    if typed is not None:
+        return InferenceInput(model, [], typed)
+    return InferenceInput(model, reader.initializers(proto.graph, values_up_to), None)
 
 
 # -- writing the types back -----------------------------------------------------------------------
@@ -329,12 +398,36 @@ def _value_infos_encoding(
             parts.append(_value_info_encoding(info))
         else:
             _add_entry(parts, info.name, info.type, type_fields)
+    short = _SHORT_LENGTHS
     for name, value in added:
         if type(name) is not str:  # a name read as bytes (not UTF-8): the message refuses it
             parts.append(_value_info_encoding(ir.ValueInfo(name, value)))
-        else:
-            _add_entry(parts, name, value, type_fields)
+            continue
+        # _add_entry, inline: this runs for every value of the graph.
+        field = type_fields.get(id(value))
+        if field is None:
+            field = type_fields[id(value)] = _type_field(value)
+        encoded_name = name.encode("utf-8")
+        size = len(encoded_name)
+        name_length = short[size] if size < 128 else _length(size)
+        size += 1 + len(name_length) + len(field)
+        parts += (
+            _VALUE_INFO_FIELD,
+            short[size] if size < 128 else _length(size),
+            _NAME_FIELD,
+            name_length,
+            encoded_name,
+            field,
+        )
     return b"".join(parts)
+
+
+def _type_field(value: ValueType | None) -> bytes:
+    """A ValueInfoProto's type field, encoded (nothing for no type)."""
+    if value is None:
+        return b""
+    encoded = _type_encoding(value)
+    return _TYPE_FIELD + _length(len(encoded)) + encoded
 
 
 def _add_entry(
@@ -343,17 +436,15 @@ def _add_entry(
     """One ValueInfoProto of a name and a type, encoded as a GraphProto.value_info entry."""
     field = type_fields.get(id(value))
     if field is None:
-        if value is None:
-            field = b""
-        else:
-            encoded = _type_encoding(value)
-            field = _TYPE_FIELD + _length(len(encoded)) + encoded
-        type_fields[id(value)] = field
+        field = type_fields[id(value)] = _type_field(value)
     encoded_name = name.encode("utf-8")
-    name_length = _length(len(encoded_name))
+    size = len(encoded_name)
+    # (the lengths inline when they take one byte, as nearly all do: this runs per value)
+    name_length = _SHORT_LENGTHS[size] if size < 128 else _length(size)
+    size += 1 + len(name_length) + len(field)
     parts += (
         _VALUE_INFO_FIELD,
-        _length(1 + len(name_length) + len(encoded_name) + len(field)),
+        _SHORT_LENGTHS[size] if size < 128 else _length(size),
         _NAME_FIELD,
         name_length,
         encoded_name,

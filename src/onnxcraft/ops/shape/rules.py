@@ -32,7 +32,7 @@ from onnxcraft.ops.infer_common import (
     unknown_dims,
 )
 from onnxcraft.ops.shape.shapes import ceil_split_sizes, slice_bounds, slice_indices
-from onnxcraft.types import Dim, Shape, Tensor, ValueType
+from onnxcraft.types import Dim, Shape, SparseTensor, Tensor, ValueType
 
 __all__ = ["general_concat", "register", "slice_dim", "static_concat"]
 
@@ -163,9 +163,17 @@ def _transpose(ctx: InferenceContext) -> list[ValueType | None]:
     return [tensor(ctx.elem(0), tuple(shape[int(p)] for p in perm))]
 
 
+_TENSOR_TYPES = (Tensor, SparseTensor)  # the input types ctx.tensor gives
+
+
 def _concat(ctx: InferenceContext) -> list[ValueType | None]:
     count = len(ctx.input_types)
-    tensors = [ctx.tensor(i) for i in range(count)]  # (read once: Concat may join many)
+    # Each input as ctx.tensor gives it, read once without a call per input (Concat may
+    # join many).
+    tensors: list[Tensor | None] = [
+        t if isinstance(t, _TENSOR_TYPES) else None  # type: ignore[misc]
+        for t in ctx.input_types
+    ]
     joined = static_concat(ctx, tensors)
     if joined is None:
         return [general_concat(ctx, tensors)]
