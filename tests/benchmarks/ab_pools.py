@@ -34,9 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fair
 import numpy as np
-import zoo
 from ab_pool_shuffle import _module_at
-from bench_evaluate import before_after_table
+from bench_evaluate import before_after_runs, before_after_table
 
 import onnxcraft as oc
 from onnxcraft.evaluate import fusion
@@ -158,34 +157,24 @@ def paired_table(
         "| after / before, median of rounds (quartiles) |"
     )
     print("|---|---|---|---|---|")
-    for name in models.split(","):
-        for batch in (int(b) for b in batches.split(",")):
-            model = zoo.MODELS[name](batch)
-            feeds = zoo.feeds_for(model)
-            old, new = before_evaluator(model), oc.Evaluator(model)
-
-            def run_old(old: Any = old, feeds: dict[str, np.ndarray] = feeds) -> Any:
-                with undone():
-                    return old.run(feeds)
-
-            a, b = run_old(), new.run(feeds)
-            assert all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
-            new.run(feeds)
-            spent: dict[str, list[float]] = {"before": [], "after": []}
-            runs = {"before": run_old, "after": lambda new=new, feeds=feeds: new.run(feeds)}
-            for round_ in range(rounds):
-                for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
-                    start = time.process_time()
-                    runs[side]()
-                    spent[side].append(time.process_time() - start)
-            ratios = sorted(x / y for x, y in zip(spent["after"], spent["before"], strict=True))
-            q1, q2, q3 = statistics.quantiles(ratios, n=4)
-            before, after = (statistics.median(spent[k]) * 1e3 for k in ("before", "after"))
-            print(
-                f"| {name} | {batch} | {before:.1f} | {after:.1f} "
-                f"| {q2:.3f}x ({q1:.3f}-{q3:.3f}) |",
-                flush=True,
-            )
+    for pair in before_after_runs(models, batches, before_evaluator, undone):
+        assert pair.same_bits
+        pair.after()
+        spent: dict[str, list[float]] = {"before": [], "after": []}
+        runs = {"before": pair.before, "after": pair.after}
+        for round_ in range(rounds):
+            for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
+                start = time.process_time()
+                runs[side]()
+                spent[side].append(time.process_time() - start)
+        ratios = sorted(x / y for x, y in zip(spent["after"], spent["before"], strict=True))
+        q1, q2, q3 = statistics.quantiles(ratios, n=4)
+        before, after = (statistics.median(spent[k]) * 1e3 for k in ("before", "after"))
+        print(
+            f"| {pair.name} | {pair.batch} | {before:.1f} | {after:.1f} "
+            f"| {q2:.3f}x ({q1:.3f}-{q3:.3f}) |",
+            flush=True,
+        )
 
 
 def everything_before(model: Any) -> oc.Evaluator:

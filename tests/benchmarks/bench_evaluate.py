@@ -24,8 +24,9 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,22 +75,25 @@ def cpu_timed(runs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[floa
     return {name: timed(fn, spent[name]) for name, fn in runs.items()}, spent
 
 
-def before_after_table(
+@dataclass
+class BeforeAfter:
+    """One model at one batch size, ready to run as it was and as it is."""
+
+    name: str
+    batch: int
+    before: Callable[[], Any]
+    after: Callable[[], Any]
+    same_bits: bool  # whether the two give the same outputs, bit for bit
+
+
+def before_after_runs(
     models: str,
     batches: str,
-    repeat: int,
     before_evaluator: Callable[[Any], Any],
     undone: Callable[[], AbstractContextManager[Any]],
-) -> None:
-    """Print a before/after comparison in one process, model by model: the evaluator
-    ``before_evaluator`` prepares, run with the changes ``undone()``, against ``oc.Evaluator``;
-    wall and CPU milliseconds alternated, their ratios, and whether the outputs are the same
-    bits."""
-    print(
-        "| model | batch | before ms | after ms | after / before | before CPU ms "
-        "| after CPU ms | CPU after / before |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
+) -> Iterator[BeforeAfter]:
+    """Each model of ``models`` at each batch size: the evaluator ``before_evaluator``
+    prepares, run with the changes ``undone()``, and ``oc.Evaluator``, both run once."""
     for name in models.split(","):
         for batch in (int(b) for b in batches.split(",")):
             model = zoo.MODELS[name](batch)
@@ -100,19 +104,41 @@ def before_after_table(
                 with undone():
                     return old.run(feeds)
 
-            runs = {"before": run_old, "after": lambda new=new, feeds=feeds: new.run(feeds)}
-            a, b = run_old(), new.run(feeds)
+            def run_new(new: Any = new, feeds: dict[str, np.ndarray] = feeds) -> Any:
+                return new.run(feeds)
+
+            a, b = run_old(), run_new()
             same = all(np.asarray(a[k]).tobytes() == np.asarray(b[k]).tobytes() for k in a)
-            timed, spent = cpu_timed(runs)
-            times = fair.race(timed, repeat)
-            cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
-            print(
-                f"| {name} | {batch} | {fair.ms(times['before'])} | {fair.ms(times['after'])} | "
-                f"{fair.format_ratio(times['after'], times['before'])} | {fair.ms(cpu['before'])} "
-                f"| {fair.ms(cpu['after'])} | {fair.format_ratio(cpu['after'], cpu['before'])} |"
-                f"{'' if same else ' (outputs differ!)'}",
-                flush=True,
-            )
+            yield BeforeAfter(name, batch, run_old, run_new, same)
+
+
+def before_after_table(
+    models: str,
+    batches: str,
+    repeat: int,
+    before_evaluator: Callable[[Any], Any],
+    undone: Callable[[], AbstractContextManager[Any]],
+) -> None:
+    """Print a before/after comparison in one process, model by model (see
+    :func:`before_after_runs`): wall and CPU milliseconds alternated, their ratios, and
+    whether the outputs are the same bits."""
+    print(
+        "| model | batch | before ms | after ms | after / before | before CPU ms "
+        "| after CPU ms | CPU after / before |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for pair in before_after_runs(models, batches, before_evaluator, undone):
+        timed, spent = cpu_timed({"before": pair.before, "after": pair.after})
+        times = fair.race(timed, repeat)
+        cpu = {k: fair.Timing(v[1:]) for k, v in spent.items()}  # without the warm-up
+        print(
+            f"| {pair.name} | {pair.batch} | {fair.ms(times['before'])} | "
+            f"{fair.ms(times['after'])} | {fair.format_ratio(times['after'], times['before'])} "
+            f"| {fair.ms(cpu['before'])} | {fair.ms(cpu['after'])} | "
+            f"{fair.format_ratio(cpu['after'], cpu['before'])} |"
+            f"{'' if pair.same_bits else ' (outputs differ!)'}",
+            flush=True,
+        )
 
 
 def cpu_columns(spent: dict[str, list[float]], warmup: int) -> str:
