@@ -45,6 +45,7 @@ the nodes' (``a + b`` in place rounds as ``a + b``).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -381,7 +382,7 @@ class PreparedConv:
                 phases[a, b, :, :, :, : part.shape[2], : part.shape[3]] = part.reshape(
                     n, g, c // g, *part.shape[2:]
                 )
-        classes = self._tap_classes()
+        classes = self._tap_classes
         taps = (c // g) * math.prod(geom.kernel)
         ones = 0 if self._bias is None else 1
         band = max(1, min(ho, _IM2COL_VALUES // max(1, n * g * (taps + ones) * wo)))
@@ -410,9 +411,10 @@ class PreparedConv:
                 at += count
             np.matmul(weights, block, out=flat_out[..., r0 * wo : (r0 + rows) * wo])
 
+    @functools.cached_property
     def _tap_classes(self) -> list[TapClass]:
-        """The taps by the stride phase they read (kernel, strides and dilations are the
-        Conv's attributes, the same for every input)."""
+        """The taps by the stride phase they read, worked out once (kernel, strides and
+        dilations are the Conv's attributes, the same for every input)."""
         a, k = self.attributes, self.weight.shape[2:]
         strides = tuple(a.get("strides") or (1, 1))
         dilations = tuple(a.get("dilations") or (1, 1))
@@ -484,7 +486,7 @@ class PreparedConv:
             matrix = np.concatenate(
                 [
                     w[:, :, cls.kernel_rows][:, :, :, cls.kernel_columns].reshape(g, m // g, -1)
-                    for cls in self._tap_classes()
+                    for cls in self._tap_classes
                 ],
                 axis=2,
             )
