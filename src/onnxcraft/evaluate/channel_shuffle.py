@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.evaluate.step_links import sole_readers
+from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["shuffle_concats"]
@@ -64,9 +64,7 @@ def shuffle_concats(
             concat, fn=_shuffled(shuffle, as_written), outputs=[last.outputs[0]]
         )
         dropped.update(chain)
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps) if i not in dropped]
+    return with_replacements(steps, replaced, dropped)
 
 
 def _shuffle_after(

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.step_links import with_replacements
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["share_concat_buffers"]
@@ -75,9 +76,7 @@ def share_concat_buffers(
             assert step.fn is not None
             kernel = _into_buffer(step.fn, state, last=number == len(chain) - 1)
             replaced[index] = replace(step, fn=kernel)
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps)]
+    return with_replacements(steps, replaced)
 
 
 class _ChainState(threading.local):

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.step_links import with_replacements
 from onnxcraft.ops.conv.prepared import PreparedConv
 from onnxcraft.ops.kernel_api import Step
 
@@ -74,9 +75,7 @@ def write_into_concats(
             replaced[at] = replace(steps[at], fn=target.producer(slot, conv, at == first))
         assert step.fn is not None
         replaced[index] = replace(step, fn=target.joiner(step.fn))
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps)]
+    return with_replacements(steps, replaced)
 
 
 class _Target:

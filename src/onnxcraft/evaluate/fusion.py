@@ -49,7 +49,7 @@ from onnxcraft.evaluate.concat_targets import write_into_concats
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
-from onnxcraft.evaluate.step_links import sole_readers
+from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -386,9 +386,7 @@ def _then_relu(kernel: Callable[..., Any], relu: Callable[..., Any]) -> Callable
 
 
 def _rebuilt(steps: list[Step], replaced: dict[int, Step], dropped: set[int]) -> list[Step]:
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps) if i not in dropped]
+    return with_replacements(steps, replaced, dropped)
 
 
 def _is_standard(step: Step, op_type: str) -> bool:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.evaluate.step_links import sole_readers
+from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.kernel_api import Step
 from onnxcraft.ops.normalization.folding import is_inference_batch_norm
 
@@ -85,9 +85,7 @@ def clamp_into_conv(
         constants[weight_name], constants[bias_name] = new_weight, new_bias
         replaced[chain[1]] = replace(conv, inputs=[conv.inputs[0], weight_name, bias_name])
         dropped.add(chain[0])
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps) if i not in dropped]
+    return with_replacements(steps, replaced, dropped)
 
 
 def _chain_after(

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from onnxcraft.evaluate.step_links import sole_readers
+from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["pool_before_conv"]
@@ -76,9 +76,7 @@ def pool_before_conv(
         replaced[pool_at] = replace(
             conv, inputs=[pooled, *conv.inputs[1:]], outputs=[pool.outputs[0]]
         )
-    if not replaced:
-        return steps
-    return [replaced.get(i, step) for i, step in enumerate(steps)]
+    return with_replacements(steps, replaced)
 
 
 def _pointwise_conv(

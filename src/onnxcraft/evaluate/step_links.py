@@ -1,12 +1,14 @@
-"""Which step alone reads a value: the question every rewrite of the plan starts from."""
+"""What every rewrite of the plan needs: which step alone reads a value, and the steps with
+the rewritten ones swapped in."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set
 
 from onnxcraft.ops.kernel_api import Step
 
-__all__ = ["sole_readers"]
+__all__ = ["sole_readers", "with_replacements"]
 
 
 def sole_readers(steps: list[Step], readers: Counter[str], kept: set[str]) -> dict[str, int]:
@@ -20,3 +22,13 @@ def sole_readers(steps: list[Step], readers: Counter[str], kept: set[str]) -> di
         for name in step.inputs
         if name and readers[name] == 1 and name not in kept
     }
+
+
+def with_replacements(
+    steps: list[Step], replaced: dict[int, Step], dropped: Set[int] = frozenset()
+) -> list[Step]:
+    """``steps`` with the steps at the keys of ``replaced`` swapped in and those at
+    ``dropped`` left out (``steps`` itself when a rewrite found nothing)."""
+    if not replaced and not dropped:
+        return steps
+    return [replaced.get(i, step) for i, step in enumerate(steps) if i not in dropped]
