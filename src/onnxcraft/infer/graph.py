@@ -33,6 +33,7 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
+from onnxcraft.infer.direct import DIRECT, Direct, direct_answer
 from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
@@ -108,6 +109,9 @@ class GraphInference:
         # input of unknown value, one output and no attributes is answered without its rule
         # or a key (the rule's answer costs less than a look-up; no value to fold).
         self._passing: set[OpInfo] = set()
+        # Those a node of which, inferred anew, is answered directly in the common case
+        # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
+        self._direct: dict[OpInfo, Direct] = {}
         # An attribute list's part of the key, by list: a number per distinct key (cheaper to
         # hash at each node than the attributes' names and values).
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
@@ -496,6 +500,18 @@ class GraphInference:
                 if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
                     derived = {}
                     self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
+        direct = self._direct.get(op) if derived is not None else None
+        if (
+            direct is not None
+            and self.memo is not None  # (the plain path runs the rule, for comparison)
+            and (not input_values or input_values[0] is None)  # (nothing to fold)
+            and all(node.inputs)
+        ):
+            found = direct_answer(
+                direct, op, attributes, derived, input_types, len(node.outputs)  # type: ignore[arg-type]
+            )
+            if found is not None:
+                return found, _NO_VALUES, False
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
@@ -599,6 +615,8 @@ class GraphInference:
                     and found.outputs
                 ):
                     self._passing.add(found)
+                if not found.domain and found.op_type in DIRECT:
+                    self._direct[found] = DIRECT[found.op_type]
         return found
 
     # -- bodies -----------------------------------------------------------------------------------

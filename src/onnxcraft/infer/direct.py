@@ -1,0 +1,160 @@
+"""Direct answers for a CNN's common nodes, given by the walk without running their rules.
+
+A node the walk has to infer anew (its answer not remembered) costs its rule and the
+machinery around it: the engine's look-up of the rule, a context made for the node, the rule's
+checks of every input. For the nodes a CNN has most of (Conv, BatchNormalization, Concat and
+the windowed pools) this module answers in the common case from the rules' own fast paths
+(``static_conv_shape``, ``static_window_output``, ``static_concat``) run on one context per
+operator version and attribute list, whose input types are set per node. Each answer here is
+the rule's (same output types, no warning, no error, no output value); anything else (a
+dim unknown, an input of another kind, an inconsistency, a second output) returns None and
+the walk runs the rule, which words every error.
+
+The walk asks only when the node's attributes were checked already (the first node of an
+attribute list goes through the rule), its inputs and outputs counted, every input named and
+its first input's value unknown (so the engine would not fold the node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from onnxcraft.core.opinfo import OpInfo
+from onnxcraft.errors import OnnxcraftError
+from onnxcraft.ops.conv.rules import static_conv_shape
+from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.infer_common import tensor
+from onnxcraft.ops.shape.rules import static_concat
+from onnxcraft.ops.windows import defined_attr, static_window_output
+from onnxcraft.types import Tensor, ValueType
+
+__all__ = ["DIRECT", "Direct", "direct_answer"]
+
+# A direct answer: (the group's context, the node's input types, how many outputs it names)
+# -> the output types, or None when the rule must answer.
+Direct = Callable[[InferenceContext, list[ValueType | None], int], list[ValueType | None] | None]
+
+_CONTEXT = "direct context"  # the derived facts' key of the group's context
+_POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
+_PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
+
+
+def direct_answer(
+    direct: Direct,
+    op: OpInfo,
+    attributes: dict[str, Any],
+    derived: dict[Any, Any],
+    types: list[ValueType | None],
+    outputs: int,
+) -> list[ValueType | None] | None:
+    """``direct``'s answer for a node of ``op`` with these (checked) attributes, whose alike
+    nodes share ``derived`` (:attr:`InferenceContext.derived`)."""
+    ctx = derived.get(_CONTEXT)
+    if ctx is None:  # one per group of alike nodes: the fast paths read attributes through it
+        ctx = derived[_CONTEXT] = InferenceContext(op, [], [], attributes, 1, 0, derived=derived)
+    return direct(ctx, types, outputs)
+
+
+def _conv(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    ctx.input_types = types
+    shape = static_conv_shape(ctx)
+    if shape is None:
+        return None
+    if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
+        bias = types[2]
+        if type(bias) is not Tensor or bias.shape is None:
+            return None
+        b = bias.shape
+        if len(b) != 1 or type(b[0]) is not int or b[0] != shape[1]:
+            return None
+    return [tensor(ctx.elem(0), shape)]
+
+
+def _pool(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    if outputs > 1:  # (MaxPool's Indices: the rule)
+        return None
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None or len(x.shape) < 3:
+        return None
+    shape = x.shape
+    nd = len(shape) - 2
+    key = (_POOL_KERNEL, nd)
+    kernel = ctx.derived.get(key, ())
+    if kernel == ():
+        kernel = ctx.derived[key] = _pool_kernel(ctx, nd)
+    if kernel is None:
+        return None
+    ctx.input_types = types
+    static = static_window_output(ctx, shape[2:], kernel)
+    if static is None:
+        return None
+    return [tensor(x.elem_type, (shape[0], shape[1], *static))]
+
+
+def _pool_kernel(ctx: InferenceContext, nd: int) -> tuple[int, ...] | None:
+    """kernel_shape as the pool rule reads it, when it reads it without an error."""
+    attr = ctx.attr("kernel_shape")
+    if not attr:
+        return None
+    try:
+        kernel = tuple(int(k) for k in attr)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if len(kernel) != nd or min(kernel) < 1:
+        return None
+    return kernel
+
+
+def _batch_norm(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    if outputs > 1 or len(types) != 5:  # (training statistics: the rule)
+        return None
+    per_activation = ctx.derived.get(_PER_ACTIVATION)
+    if per_activation is None:
+        try:
+            per_activation = not defined_attr(ctx, "spatial", 1)
+        except OnnxcraftError:
+            per_activation = True  # (declined: the rule says what is wrong)
+        ctx.derived[_PER_ACTIVATION] = per_activation
+    if per_activation:
+        return None
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None or len(x.shape) < 2:
+        return None
+    c = x.shape[1]
+    if type(c) is not int:
+        return None
+    scale = types[1]
+    if not (type(scale) is Tensor and scale.shape is not None and scale.shape == (c,)):
+        return None
+    for t in types[2:]:
+        if t is not scale and not (type(t) is Tensor and t.shape == (c,)):
+            return None
+    return [tensor(x.elem_type, x.shape)]
+
+
+def _concat(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    joined = static_concat(ctx, types)  # type: ignore[arg-type]  # (declines a non-tensor)
+    # A joined vector may carry a value the rule works out: the rule answers.
+    if joined is None or joined.shape is None or len(joined.shape) == 1:
+        return None
+    return [joined]
+
+
+# The standard operators answered here (every version: their rules are one per operator).
+DIRECT: dict[str, Direct] = {
+    "Conv": _conv,
+    "MaxPool": _pool,
+    "AveragePool": _pool,
+    "LpPool": _pool,
+    "BatchNormalization": _batch_norm,
+    "Concat": _concat,
+}
