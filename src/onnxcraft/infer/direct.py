@@ -3,9 +3,9 @@
 A node the walk has to infer anew (its answer not remembered) costs its rule and the
 machinery around it: the engine's look-up of the rule, a context made for the node, the rule's
 checks of every input. For the nodes a CNN has most of (Conv, BatchNormalization, Concat and
-the windowed pools) this module answers in the common case from the rules' own fast paths
-(``static_conv_shape``, ``static_window_output``, ``static_concat``) run on one context per
-operator version and attribute list, whose input types are set per node. Each answer here is
+the windowed pools) this module answers in the common case with the rules' own fast paths
+(``static_conv_shape``'s checks, ``static_window_counts``, ``static_concat``), reading the
+attributes through one context per operator version and attribute list. Each answer here is
 the rule's (same output types, no warning, no error, no output value); anything else (a
 dim unknown, an input of another kind, an inconsistency, a second output) returns None and
 the walk runs the rule, which words every error.
@@ -22,14 +22,15 @@ from typing import Any
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
-from onnxcraft.ops.conv.rules import static_conv_shape
+from onnxcraft.ops.conv.rules import static_conv_attributes
+from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
-from onnxcraft.ops.windows import defined_attr, static_window_output
+from onnxcraft.ops.windows import defined_attr, static_window_counts, static_window_params
 from onnxcraft.types import Tensor, ValueType
 
-__all__ = ["DIRECT", "Direct", "direct_answer"]
+__all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer"]
 
 # A direct answer: (the group's context, the node's input types, how many outputs it names)
 # -> the output types, or None when the rule must answer.
@@ -59,18 +60,42 @@ def direct_answer(
 def _conv(
     ctx: InferenceContext, types: list[ValueType | None], outputs: int
 ) -> list[ValueType | None] | None:
-    ctx.input_types = types
-    shape = static_conv_shape(ctx)
-    if shape is None:
+    # static_conv_shape's answer, its checks inline (this runs for most of a CNN's misses)
+    x, w = types[0], types[1]
+    if type(x) is not Tensor or type(w) is not Tensor:
+        return None
+    xs, ws = x.shape, w.shape
+    if xs is None or ws is None or len(xs) < 3 or len(ws) != len(xs):
+        return None
+    for d in xs[1:]:
+        if type(d) is not int:
+            return None
+    for d in ws:
+        if type(d) is not int:
+            return None
+    group, declared = static_conv_attributes(ctx)
+    if group is None or group < 1:
+        return None
+    m = ws[0]
+    if group_mismatch(xs[1], m, ws[1], group) is not None:  # type: ignore[arg-type]
+        return None
+    kernel = ws[2:]
+    if declared is not None and declared != kernel:
+        return None
+    window = static_window_params(ctx, len(xs) - 2)
+    if window is None:
+        return None
+    spatial = static_window_counts(window, xs[2:], kernel)
+    if spatial is None:
         return None
     if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
         bias = types[2]
         if type(bias) is not Tensor or bias.shape is None:
             return None
         b = bias.shape
-        if len(b) != 1 or type(b[0]) is not int or b[0] != shape[1]:
+        if len(b) != 1 or type(b[0]) is not int or b[0] != m:
             return None
-    return [tensor(ctx.elem(0), shape)]
+    return [tensor(x.elem_type, (xs[0], m, *spatial))]
 
 
 def _pool(
@@ -89,8 +114,10 @@ def _pool(
         kernel = ctx.derived[key] = _pool_kernel(ctx, nd)
     if kernel is None:
         return None
-    ctx.input_types = types
-    static = static_window_output(ctx, shape[2:], kernel)
+    window = static_window_params(ctx, nd)
+    if window is None:
+        return None
+    static = static_window_counts(window, shape[2:], kernel)
     if static is None:
         return None
     return [tensor(x.elem_type, (shape[0], shape[1], *static))]
@@ -158,3 +185,10 @@ DIRECT: dict[str, Direct] = {
     "BatchNormalization": _batch_norm,
     "Concat": _concat,
 }
+
+# Those whose direct answer costs less than their memo key and its look-up (BatchNormalization
+# hashes five input types, Concat up to eight): the walk answers them so before making a key.
+# A convolution or a pool remembered costs less than its direct answer (measured: ShuffleNet
+# and ResNet-50, whose blocks repeat, 1 to 9% slower asking first), so those are answered
+# directly only when not remembered.
+DIRECT_FIRST = frozenset({"BatchNormalization", "Concat"})

@@ -33,7 +33,7 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.direct import DIRECT, Direct, direct_answer
+from onnxcraft.infer.direct import DIRECT, DIRECT_FIRST, Direct, direct_answer
 from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
@@ -112,6 +112,7 @@ class GraphInference:
         # Those a node of which, inferred anew, is answered directly in the common case
         # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
         self._direct: dict[OpInfo, Direct] = {}
+        self._direct_first: set[OpInfo] = set()  # those answered so before their key is made
         # An attribute list's part of the key, by list: a number per distinct key (cheaper to
         # hash at each node than the attributes' names and values).
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
@@ -296,6 +297,15 @@ class GraphInference:
                     and (not input_values or input_values[0] is None)
                 ):
                     out_types, out_values = [input_types[0]], _NO_VALUES
+                elif (
+                    op in self._direct_first
+                    and memo is not None
+                    and not gaps
+                    and (not input_values or input_values[0] is None)
+                    and (direct_types := self._direct_types(node, op, input_types)) is not None
+                ):
+                    # Answered directly: cheaper than the node's key (infer/direct.py).
+                    out_types, out_values = direct_types, _NO_VALUES
                 else:
                     key = None
                     if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
@@ -402,6 +412,30 @@ class GraphInference:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
+
+    def _direct_types(
+        self, node: ir.Node, op: OpInfo, input_types: list[ValueType | None]
+    ) -> list[ValueType | None] | None:
+        """The direct answer of a node of ``op`` (infer/direct.py) once an alike node checked
+        its attribute list and its operator version's arity is known (else None)."""
+        attrs = node.attributes
+        if attrs:
+            known = self._attribute_dicts.get((op, id(attrs)))
+            if known is None or known[0] is not attrs:
+                return None
+            attributes, derived = known[1], known[2]
+        else:
+            derived = self._bare_derived.get(op)
+            if derived is None:
+                return None
+            attributes = _NO_ATTRIBUTES
+        arity = self._arity.get(op)
+        count = len(node.inputs)
+        if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
+            return None
+        return direct_answer(
+            self._direct[op], op, attributes, derived, input_types, len(node.outputs)
+        )
 
     def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
         """An attribute list's part of the memo key, remembered with the list."""
@@ -617,6 +651,8 @@ class GraphInference:
                     self._passing.add(found)
                 if not found.domain and found.op_type in DIRECT:
                     self._direct[found] = DIRECT[found.op_type]
+                    if found.op_type in DIRECT_FIRST:
+                        self._direct_first.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from onnxcraft.types import Dim, Shape
 __all__ = [
     "AUTO_PAD_MODES",
     "WindowAttributes",
+    "WindowParams",
     "defined_attr",
     "dilated_extent",
     "ints_attr",
@@ -35,7 +36,9 @@ __all__ = [
     "show_shape",
     "spatial_input",
     "split_padding",
+    "static_window_counts",
     "static_window_output",
+    "static_window_params",
     "transposed_window_size",
     "unify_dim",
     "weight_kernel",
@@ -279,16 +282,31 @@ def static_window_output(
     reads the attributes once and computes in place: convolutions and pooling are the nodes
     of a CNN that inference meets most.
     """
-    nd = len(spatial)
-    # The attributes' part depends on the operator version and attributes alone: read once
-    # per alike group of nodes (the context's derived facts).
+    params = static_window_params(ctx, len(spatial))
+    return None if params is None else static_window_counts(params, spatial, kernel)
+
+
+# strides, dilations, pads (every begin pad, then every end pad) and ceil_mode
+WindowParams = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]
+
+
+def static_window_params(ctx: InferenceContext, nd: int) -> WindowParams | None:
+    """The attributes :func:`static_window_output` computes with for ``nd`` spatial axes
+    (None: it declines whatever the sizes). They depend on the operator version and the
+    attributes alone: read once per alike group of nodes (the context's derived facts)."""
     key = (_WINDOW, nd)
     derived = ctx.derived
     params = derived.get(key, _UNREAD)
     if params is _UNREAD:
         params = derived[key] = _static_window_params(ctx, nd)
-    if params is None:
-        return None
+    return params  # type: ignore[no-any-return]
+
+
+def static_window_counts(
+    params: WindowParams, spatial: Sequence[Dim], kernel: Sequence[Dim]
+) -> tuple[int, ...] | None:
+    """:func:`static_window_output` with its attributes read (:func:`static_window_params`)."""
+    nd = len(spatial)
     strides, dilations, pads, ceil_mode = params
     out = []
     for axis in range(nd):

@@ -20,7 +20,13 @@ from onnxcraft.ops.windows import (
 )
 from onnxcraft.types import Dim, Shape, Tensor, ValueType
 
-__all__ = ["conv_output_shape", "general_conv_shape", "register", "static_conv_shape"]
+__all__ = [
+    "conv_output_shape",
+    "general_conv_shape",
+    "register",
+    "static_conv_attributes",
+    "static_conv_shape",
+]
 
 
 @dataclass(frozen=True)
@@ -94,11 +100,7 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
     for d in ws:
         if type(d) is not int:
             return None
-    derived = ctx.derived
-    attributes = derived.get(_CONV_ATTRIBUTES)
-    if attributes is None:  # read once per alike group of nodes (the context's derived facts)
-        attributes = derived[_CONV_ATTRIBUTES] = _conv_attributes(ctx)
-    group, declared = attributes
+    group, declared = static_conv_attributes(ctx)
     if group is None:
         return None
     kernel = ws[2:]
@@ -111,6 +113,16 @@ def static_conv_shape(ctx: InferenceContext, x: int = 0, w: int = 1) -> tuple[Di
 
 
 _CONV_ATTRIBUTES = "static conv"  # the derived facts' key of _conv_attributes' answer
+
+
+def static_conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int, ...] | None]:
+    """group and the declared kernel_shape as :func:`static_conv_shape` reads them (group
+    None: it declines), read once per alike group of nodes (the context's derived facts)."""
+    derived = ctx.derived
+    attributes = derived.get(_CONV_ATTRIBUTES)
+    if attributes is None:
+        attributes = derived[_CONV_ATTRIBUTES] = _conv_attributes(ctx)
+    return attributes  # type: ignore[no-any-return]
 
 
 def _conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int, ...] | None]:
