@@ -23,20 +23,29 @@ from typing import Any
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ops.conv.rules import static_conv_attributes
-from onnxcraft.ops.conv.shapes import group_mismatch
 from onnxcraft.ops.infer_api import InferenceContext
 from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
-from onnxcraft.ops.windows import defined_attr, static_window_counts, static_window_params
+from onnxcraft.ops.windows import (
+    defined_attr,
+    static_window_counts,
+    static_window_params,
+    window_count,
+)
 from onnxcraft.types import Tensor, ValueType
 
 __all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer"]
+
+_INT64_MAX = 2**63 - 1  # the largest dim a type holds
+# group, declared kernel_shape, strides, dilations, pads, ceil_mode
+_ConvParams = tuple[int, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]
 
 # A direct answer: (the group's context, the node's input types, how many outputs it names)
 # -> the output types, or None when the rule must answer.
 Direct = Callable[[InferenceContext, list[ValueType | None], int], list[ValueType | None] | None]
 
-_CONTEXT = "direct context"  # the derived facts' key of the group's context
+_CONTEXT = "direct context"
+_CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank  # the derived facts' key of the group's context
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
 
@@ -65,7 +74,10 @@ def _conv(
     if type(x) is not Tensor or type(w) is not Tensor:
         return None
     xs, ws = x.shape, w.shape
-    if xs is None or ws is None or len(xs) < 3 or len(ws) != len(xs):
+    if xs is None or ws is None:
+        return None
+    rank = len(xs)
+    if rank < 3 or len(ws) != rank:
         return None
     for d in xs[1:]:
         if type(d) is not int:
@@ -73,21 +85,34 @@ def _conv(
     for d in ws:
         if type(d) is not int:
             return None
-    group, declared = static_conv_attributes(ctx)
-    if group is None or group < 1:
+    key = (_CONV_PARAMS, rank)
+    params = ctx.derived.get(key, ())
+    if params == ():
+        params = ctx.derived[key] = _conv_params(ctx, rank - 2)
+    if params is None:
         return None
-    m = ws[0]
-    if group_mismatch(xs[1], m, ws[1], group) is not None:  # type: ignore[arg-type]
+    group, declared, strides, dilations, pads, ceil_mode = params
+    c, m = xs[1], ws[0]
+    # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
+    if c % group or m % group or ws[1] * group != c:  # type: ignore[operator]
         return None
     kernel = ws[2:]
     if declared is not None and declared != kernel:
         return None
-    window = static_window_params(ctx, len(xs) - 2)
-    if window is None:
-        return None
-    spatial = static_window_counts(window, xs[2:], kernel)
-    if spatial is None:
-        return None
+    nd = rank - 2
+    out = [xs[0], m]
+    for axis in range(nd):  # static_window_counts, inline
+        size, k = xs[2 + axis], kernel[axis]
+        if k < 1:  # type: ignore[operator]
+            return None
+        span = (k - 1) * dilations[axis] + 1  # type: ignore[operator]
+        begin, end = pads[axis], pads[nd + axis]
+        if size + begin + end < span:  # type: ignore[operator]
+            return None
+        count = window_count(size, begin, end, span, strides[axis], ceil_mode)  # type: ignore[arg-type]
+        if count > _INT64_MAX:
+            return None
+        out.append(count)
     if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
         bias = types[2]
         if type(bias) is not Tensor or bias.shape is None:
@@ -95,7 +120,17 @@ def _conv(
         b = bias.shape
         if len(b) != 1 or type(b[0]) is not int or b[0] != m:
             return None
-    return [tensor(x.elem_type, (xs[0], m, *spatial))]
+    return [tensor(x.elem_type, tuple(out))]
+
+
+def _conv_params(ctx: InferenceContext, nd: int) -> _ConvParams | None:
+    """group, the declared kernel_shape, strides, dilations, pads and ceil_mode as the rule's
+    fast path reads them for ``nd`` spatial axes (None: it declines whatever the shapes)."""
+    group, declared = static_conv_attributes(ctx)
+    window = static_window_params(ctx, nd)
+    if group is None or group < 1 or window is None:
+        return None
+    return (group, declared, *window)
 
 
 def _pool(
