@@ -38,14 +38,16 @@ __all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer"]
 
 _INT64_MAX = 2**63 - 1  # the largest dim a type holds
 # group, declared kernel_shape, strides, dilations, pads, ceil_mode
-_ConvParams = tuple[int, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]
+_ConvParams = tuple[
+    int, tuple[int, ...] | None, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool
+]
 
 # A direct answer: (the group's context, the node's input types, how many outputs it names)
 # -> the output types, or None when the rule must answer.
 Direct = Callable[[InferenceContext, list[ValueType | None], int], list[ValueType | None] | None]
 
-_CONTEXT = "direct context"
-_CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank  # the derived facts' key of the group's context
+_CONTEXT = "direct context"  # the derived facts' key of the group's context
+_CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
 
@@ -94,7 +96,7 @@ def _conv(
     group, declared, strides, dilations, pads, ceil_mode = params
     c, m = xs[1], ws[0]
     # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
-    if c % group or m % group or ws[1] * group != c:  # type: ignore[operator]
+    if c % group or m % group or ws[1] * group != c:
         return None
     kernel = ws[2:]
     if declared is not None and declared != kernel:
@@ -107,7 +109,7 @@ def _conv(
             return None
         span = (k - 1) * dilations[axis] + 1  # type: ignore[operator]
         begin, end = pads[axis], pads[nd + axis]
-        if size + begin + end < span:  # type: ignore[operator]
+        if size + begin + end < span:
             return None
         count = window_count(size, begin, end, span, strides[axis], ceil_mode)  # type: ignore[arg-type]
         if count > _INT64_MAX:

@@ -425,10 +425,10 @@ class GraphInference:
                 return None
             attributes, derived = known[1], known[2]
         else:
-            derived = self._bare_derived.get(op)
-            if derived is None:
+            bare = self._bare_derived.get(op)
+            if bare is None:
                 return None
-            attributes = _NO_ATTRIBUTES
+            attributes, derived = _NO_ATTRIBUTES, bare
         arity = self._arity.get(op)
         count = len(node.inputs)
         if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
@@ -534,16 +534,15 @@ class GraphInference:
                 if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
                     derived = {}
                     self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
-        direct = self._direct.get(op) if derived is not None else None
+        direct = self._direct.get(op)
         if (
             direct is not None
+            and derived is not None  # (plain attributes, checked)
             and self.memo is not None  # (the plain path runs the rule, for comparison)
             and (not input_values or input_values[0] is None)  # (nothing to fold)
             and all(node.inputs)
         ):
-            found = direct_answer(
-                direct, op, attributes, derived, input_types, len(node.outputs)  # type: ignore[arg-type]
-            )
+            found = direct_answer(direct, op, attributes, derived, input_types, len(node.outputs))
             if found is not None:
                 return found, _NO_VALUES, False
         opset = opsets.get(node.domain, 0)

@@ -122,7 +122,7 @@ def static_conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int
     attributes = derived.get(_CONV_ATTRIBUTES)
     if attributes is None:
         attributes = derived[_CONV_ATTRIBUTES] = _conv_attributes(ctx)
-    return attributes  # type: ignore[no-any-return]
+    return attributes
 
 
 def _conv_attributes(ctx: InferenceContext) -> tuple[int | None, tuple[int, ...] | None]:
