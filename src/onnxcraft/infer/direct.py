@@ -3,16 +3,17 @@
 A node the walk has to infer anew (its answer not remembered) costs its rule and the
 machinery around it: the engine's look-up of the rule, a context made for the node, the rule's
 checks of every input. For the nodes a CNN has most of (Conv, BatchNormalization, Concat and
-the windowed pools) this module answers in the common case with the rules' own fast paths
-(``static_conv_shape``'s checks, ``static_window_counts``, ``static_concat``), reading the
-attributes through one context per operator version and attribute list. Each answer here is
-the rule's (same output types, no warning, no error, no output value); anything else (a
-dim unknown, an input of another kind, an inconsistency, a second output) returns None and
-the walk runs the rule, which words every error.
+the windowed pools) this module answers in the common case as the rules' own fast paths do
+(``static_conv_shape``, ``static_window_output``, ``static_concat``), reading the attributes
+once per operator version and attribute list through one context. Each answer here is the
+rule's (same output types, no warning, no error, no output value); in any other case (a dim
+unknown, an input of another kind, an inconsistency, a second output) a direct answer is None
+and the walk runs the rule, which words every error.
 
-The walk asks only when the node's attributes were checked already (the first node of an
-attribute list goes through the rule), its inputs and outputs counted, every input named and
-its first input's value unknown (so the engine would not fold the node).
+The walk asks only once the node's attributes were checked (at the first node of each
+attribute list), its inputs and outputs counted, every input named and its first input's
+value unknown (so the engine would not fold the node), and never on the plain path
+(``GraphInference.memo = None``), which the equivalence tests compare with.
 """
 
 from __future__ import annotations
