@@ -206,17 +206,30 @@ class GraphEmitter:
     def _emit_node(self, node: OpCall) -> Node:
         op = node.op
         self.calls.append(node)
-        inputs = ["" if v is None else self._input_name(v) for v in node.inputs]
-        outputs: list[str] = []
-        for var in node.outputs:
-            formal = op.outputs[min(var.index, len(op.outputs) - 1)] if op.outputs else None
-            unused = id(var) not in self.used_outputs and var.name is None
-            if unused and formal is not None and formal.option == OPTIONAL:
-                outputs.append("")
+        names = self.names
+        inputs: list[str] = []
+        for v in node.inputs:
+            if v is None:
+                inputs.append("")
+            elif v.producer is not None:  # a node's output: named once, then looked up
+                name = names.get(id(v))
+                inputs.append(self.name_of(v) if name is None else name)
             else:
-                outputs.append(self.name_of(var))
-        while outputs and outputs[-1] == "":
-            outputs.pop()
+                inputs.append(self._input_name(v))
+        outputs: list[str] = []
+        formals = op.outputs
+        if len(node.outputs) == 1 and formals and formals[0].option != OPTIONAL:
+            outputs.append(self.name_of(node.outputs[0]))  # most nodes: one output, required
+        else:
+            for var in node.outputs:
+                formal = formals[min(var.index, len(formals) - 1)] if formals else None
+                unused = id(var) not in self.used_outputs and var.name is None
+                if unused and formal is not None and formal.option == OPTIONAL:
+                    outputs.append("")
+                else:
+                    outputs.append(self.name_of(var))
+            while outputs and outputs[-1] == "":
+                outputs.pop()
         attributes = (
             [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
             if node.attributes
