@@ -125,13 +125,17 @@ class GraphEmitter:
         found.extend(collected.constants)
         for node in collected.nodes:
             found.extend(node.outputs)
-            for body in node.bodies():
-                found.extend(body.inputs)
-                self._add_vars(self.cache[id(body)], found)
+            if node.attributes:  # only attributes hold bodies
+                for body in node.bodies():
+                    found.extend(body.inputs)
+                    self._add_vars(self.cache[id(body)], found)
 
     def _reserve_explicit_names(self, top: Collected) -> None:
         owners: dict[str, Var] = {}
-        for var in self._all_vars(top):
+        # Most values have no name of their own: only the named ones and the graph's inputs
+        # (which must have one) are looked at one by one.
+        named = [v for v in self._all_vars(top) if v.name is not None or v.kind == ARG]
+        for var in named:
             if var.name is None:
                 if var.kind == ARG and var.scope == 0:
                     raise BuildError(f"build: input {var!r} has no name")
@@ -179,17 +183,16 @@ class GraphEmitter:
 
     def mark_used(self, collected: Collected, outputs: list[Var]) -> None:
         """Note which values something consumes (an unused optional output stays unnamed)."""
-        for var in outputs:
-            self.used_outputs.add(id(var))
+        used = self.used_outputs
+        used.update(map(id, outputs))
         for node in collected.nodes:
-            for operand in node.inputs:
-                if operand is not None:
-                    self.used_outputs.add(id(operand))
+            used.update(map(id, node.inputs))  # (a left-out input adds id(None): no Var's)
+            if not node.attributes:  # only attributes hold bodies
+                continue
             for body in node.bodies():
                 inner = self.cache[id(body)]
                 self.mark_used(inner, body.outputs)
-                for var in inner.captures:
-                    self.used_outputs.add(id(var))
+                used.update(map(id, inner.captures))
 
     # -- nodes ------------------------------------------------------------------------------------
 
@@ -215,7 +218,8 @@ class GraphEmitter:
                 name = names.get(id(v))
                 inputs.append(self.name_of(v) if name is None else name)
             else:
-                inputs.append(self._input_name(v))
+                name = names.get(id(v)) if v.name is None else None
+                inputs.append(self._input_name(v) if name is None else name)
         outputs: list[str] = []
         formals = op.outputs
         if len(node.outputs) == 1 and formals and formals[0].option != OPTIONAL:
