@@ -73,8 +73,13 @@ def main() -> None:
             "after": chain_builder(oc, v21),
             "onnx.helper": bench_build.build_onnx_helper,
         }
-        print(f"# before: {args.before}; µs a step, median (best) CPU time over {args.rounds} rounds")
-        print("| N | before | after | onnx.helper | after / before | after / helper | before / helper |")
+        print(
+            f"# before: {args.before}; µs a step, median (best) CPU time over {args.rounds} rounds"
+        )
+        print(
+            "| N | before | after | onnx.helper | after / before | after / helper "
+            "| before / helper |"
+        )
         print("|---|---|---|---|---|---|---|")
         for n in (int(size) for size in args.sizes.split(",")):
             consts = bench_build.constants(n)

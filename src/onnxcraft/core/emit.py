@@ -153,12 +153,13 @@ def _prepare_inputs(op: OpInfo, given: list[Any], scope: int) -> tuple[Var | Non
             _check_allowed(name, formal, actual)
         if formal.constraint is not None and actual is not None:
             if formal.constraint in bound:
-                if formal.homogeneous or formal.option != VARIADIC:
+                first = bound[formal.constraint]
+                if actual is not first and (formal.homogeneous or formal.option != VARIADIC):
                     _check_same(
                         name,
                         formal,
                         actual,
-                        bound[formal.constraint],
+                        first,
                         bound_by[formal.constraint],
                     )
             elif not (isinstance(actual, Tensor) and actual.elem_type is None):

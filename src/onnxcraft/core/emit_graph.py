@@ -134,7 +134,8 @@ class GraphEmitter:
         owners: dict[str, Var] = {}
         # Most values have no name of their own: only the named ones and the graph's inputs
         # (which must have one) are looked at one by one.
-        named = [v for v in self._all_vars(top) if v.name is not None or v.kind == ARG]
+        # (``_name``: the slot behind the ``name`` property, read directly in this hot loop)
+        named = [v for v in self._all_vars(top) if v._name is not None or v.kind == ARG]
         for var in named:
             if var.name is None:
                 if var.kind == ARG and var.scope == 0:
@@ -218,7 +219,7 @@ class GraphEmitter:
                 name = names.get(id(v))
                 inputs.append(self.name_of(v) if name is None else name)
             else:
-                name = names.get(id(v)) if v.name is None else None
+                name = names.get(id(v)) if v._name is None else None
                 inputs.append(self._input_name(v) if name is None else name)
         outputs: list[str] = []
         formals = op.outputs
@@ -260,7 +261,7 @@ class GraphEmitter:
         return self.name_of(var)
 
     def _constant_name(self, var: Var) -> str:
-        own_name = var.name
+        own_name = var._name
         if own_name is None:
             known = self.names.get(id(var))
             if known is not None:
