@@ -80,7 +80,11 @@ def emit_node(
         if attributes or op.required_attributes
         else {}  # no attribute given and none required: nothing to check
     )
-    count = _output_count(op, num_outputs, vars_, attrs)
+    outputs = op.outputs
+    if num_outputs is None and not op.custom and outputs and outputs[-1].option != VARIADIC:
+        count = len(outputs)  # a fixed number of outputs, none asked for: no checks to make
+    else:
+        count = _output_count(op, num_outputs, vars_, attrs)
     node = OpCall(op, vars_, attrs, opset, scope)
     types, values = _infer(op, node, count, opset)
     if count == 1:  # most operators: no loop

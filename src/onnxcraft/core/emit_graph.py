@@ -224,7 +224,12 @@ class GraphEmitter:
         outputs: list[str] = []
         formals = op.outputs
         if len(node.outputs) == 1 and formals and formals[0].option != OPTIONAL:
-            outputs.append(self.name_of(node.outputs[0]))  # most nodes: one output, required
+            # most nodes: one output, required, named here unless it has a name already
+            var = node.outputs[0]
+            name = names.get(id(var))
+            if name is None:
+                name = names[id(var)] = self._generate_name(var)
+            outputs.append(name)
         else:
             for var in node.outputs:
                 formal = formals[min(var.index, len(formals) - 1)] if formals else None
