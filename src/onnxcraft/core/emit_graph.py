@@ -247,6 +247,8 @@ class GraphEmitter:
         )
         if op.function is not None:
             register_function(self.function_defs, (op.domain, op.op_type), op.function)
+        if not (attributes or op.domain or self.node_names):
+            return Node(op.op_type, inputs, outputs)  # the defaults: ai.onnx, no name, no attribute
         return Node(
             op.op_type,
             inputs,
