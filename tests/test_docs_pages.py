@@ -18,6 +18,7 @@ PAGES = {
     "testing.md": 5,
     "evaluation-speed.md": 4,
     "inference-speed.md": 2,
+    "build-speed.md": 1,
 }
 
 

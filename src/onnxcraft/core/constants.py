@@ -50,7 +50,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def content_key(array: np.ndarray, elem: ElementType) -> tuple[Any, ...]:
     """A key equal for arrays of identical type, shape and bytes."""
-    if array.dtype == object:
+    if array.dtype.kind == "O":
         return (elem, array.shape, tuple(array.reshape(-1).tolist()))
     contiguous = np.ascontiguousarray(array)
     if contiguous.nbytes <= 64:
@@ -67,7 +67,12 @@ class ConstantKeys:
 
     def key(self, array: np.ndarray, elem: ElementType) -> tuple[Any, ...]:
         """A key equal for arrays of identical element type, shape and bytes."""
-        if array.dtype != object and array.nbytes > _SAMPLED_ABOVE:
+        nbytes = array.nbytes
+        if nbytes <= 64 and array.dtype.kind != "O":
+            # Most constants are small: their bytes (tobytes is C order whatever the layout)
+            # are the key, as content_key makes it.
+            return (elem, array.shape, array.tobytes())
+        if nbytes > _SAMPLED_ABOVE and array.dtype.kind != "O":
             return self._large_key(array, elem)
         return content_key(array, elem)
 

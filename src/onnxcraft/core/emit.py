@@ -75,8 +75,16 @@ def emit_node(
 ) -> tuple[Var, ...]:
     scope = current_scope()
     vars_ = _prepare_inputs(op, list(inputs), scope)
-    attrs = _prepare_attributes(op, attributes, vars_)
-    count = _output_count(op, num_outputs, vars_, attrs)
+    attrs = (
+        _prepare_attributes(op, attributes, vars_)
+        if attributes or op.required_attributes
+        else {}  # no attribute given and none required: nothing to check
+    )
+    outputs = op.outputs
+    if num_outputs is None and not op.custom and outputs and outputs[-1].option != VARIADIC:
+        count = len(outputs)  # a fixed number of outputs, none asked for: no checks to make
+    else:
+        count = _output_count(op, num_outputs, vars_, attrs)
     node = OpCall(op, vars_, attrs, opset, scope)
     types, values = _infer(op, node, count, opset)
     if count == 1:  # most operators: no loop
@@ -94,11 +102,6 @@ def emit_node(
 
 
 # -- inputs -------------------------------------------------------------------------------------
-
-
-def _formal_at(op: OpInfo, index: int) -> FormalInfo:
-    formals = op.inputs
-    return formals[index] if index < len(formals) else formals[-1]
 
 
 def _prepare_inputs(op: OpInfo, given: list[Any], scope: int) -> tuple[Var | None, ...]:
@@ -120,8 +123,11 @@ def _prepare_inputs(op: OpInfo, given: list[Any], scope: int) -> tuple[Var | Non
     # Pass 1: bind type parameters from the Var inputs, checking each against its constraint.
     bound: dict[str, ValueType] = {}
     bound_by: dict[str, str] = {}
+    formals = op.inputs
+    last = len(formals) - 1
+    literal = False
     for i, value in enumerate(given):
-        formal = _formal_at(op, i)
+        formal = formals[i] if i < last else formals[last]
         if value is None:
             if formal.option not in (OPTIONAL,):
                 raise OpInputError(f"{name}: input {formal.name!r} is required, got None")
@@ -137,21 +143,34 @@ def _prepare_inputs(op: OpInfo, given: list[Any], scope: int) -> tuple[Var | Non
                     f"{name}: input {formal.name!r} expects a Var, a numpy array or a scalar, "
                     f"got {type(value).__name__}"
                 )
+            literal = True
             continue
-        _check_allowed(name, formal, value.type)
-        if formal.constraint is not None and value.type is not None:
+        actual = value.type
+        elems = formal.tensor_elems
+        # The common case inline (a tensor of an allowed element type); the rest is checked
+        # and explained by _check_allowed.
+        if not (
+            elems is not None
+            and type(actual) is Tensor
+            and (actual.elem_type is None or actual.elem_type in elems)
+        ):
+            _check_allowed(name, formal, actual)
+        if formal.constraint is not None and actual is not None:
             if formal.constraint in bound:
-                if formal.homogeneous or formal.option != VARIADIC:
+                first = bound[formal.constraint]
+                if actual is not first and (formal.homogeneous or formal.option != VARIADIC):
                     _check_same(
                         name,
                         formal,
-                        value.type,
-                        bound[formal.constraint],
+                        actual,
+                        first,
                         bound_by[formal.constraint],
                     )
-            elif not (isinstance(value.type, Tensor) and value.type.elem_type is None):
-                bound[formal.constraint] = value.type
+            elif not (isinstance(actual, Tensor) and actual.elem_type is None):
+                bound[formal.constraint] = actual
                 bound_by[formal.constraint] = formal.name
+    if not literal:  # every input a Var (or None): nothing to lift
+        return tuple(given)
 
     # Pass 2: lift literals to constants of the bound (or their own) element type.
     result: list[Var | None] = []
@@ -159,7 +178,7 @@ def _prepare_inputs(op: OpInfo, given: list[Any], scope: int) -> tuple[Var | Non
         if value is None or isinstance(value, Var):
             result.append(value)
             continue
-        formal = _formal_at(op, i)
+        formal = formals[i] if i < last else formals[last]
         result.append(_lift(name, formal, value, bound, bound_by, scope))
     return tuple(result)
 
@@ -201,9 +220,15 @@ def _lift(
     bound_by: dict[str, str],
     scope: int,
 ) -> Var:
+    target_type = bound.get(formal.constraint) if formal.constraint is not None else None
+    if type(value) is np.ndarray and isinstance(target_type, Tensor):
+        # An array already of the bound element type's own dtype (Mul(y, weights)): the
+        # checks and conversion below would return it as it is.
+        elem = target_type.elem_type
+        if elem is not None and literals.plain_elem(value.dtype) is elem:
+            return literals.lift(value, elem, scope)
     array = literals.literal_array(op, formal.name, value)
     allowed = formal.tensor_elems or literals.allowed_elems(formal.allowed)
-    target_type = bound.get(formal.constraint) if formal.constraint is not None else None
     if isinstance(target_type, Tensor) and target_type.elem_type is not None:
         elem = target_type.elem_type
     elif formal.constraint is None and len(allowed) == 1:

@@ -125,13 +125,18 @@ class GraphEmitter:
         found.extend(collected.constants)
         for node in collected.nodes:
             found.extend(node.outputs)
-            for body in node.bodies():
-                found.extend(body.inputs)
-                self._add_vars(self.cache[id(body)], found)
+            if node.attributes:  # only attributes hold bodies
+                for body in node.bodies():
+                    found.extend(body.inputs)
+                    self._add_vars(self.cache[id(body)], found)
 
     def _reserve_explicit_names(self, top: Collected) -> None:
         owners: dict[str, Var] = {}
-        for var in self._all_vars(top):
+        # Most values have no name of their own: only the named ones and the graph's inputs
+        # (which must have one) are looked at one by one.
+        # (``_name``: the slot behind the ``name`` property, read directly in this hot loop)
+        named = [v for v in self._all_vars(top) if v._name is not None or v.kind == ARG]
+        for var in named:
             if var.name is None:
                 if var.kind == ARG and var.scope == 0:
                     raise BuildError(f"build: input {var!r} has no name")
@@ -179,17 +184,16 @@ class GraphEmitter:
 
     def mark_used(self, collected: Collected, outputs: list[Var]) -> None:
         """Note which values something consumes (an unused optional output stays unnamed)."""
-        for var in outputs:
-            self.used_outputs.add(id(var))
+        used = self.used_outputs
+        used.update(map(id, outputs))
         for node in collected.nodes:
-            for operand in node.inputs:
-                if operand is not None:
-                    self.used_outputs.add(id(operand))
+            used.update(map(id, node.inputs))  # (a left-out input adds id(None): no Var's)
+            if not node.attributes:  # only attributes hold bodies
+                continue
             for body in node.bodies():
                 inner = self.cache[id(body)]
                 self.mark_used(inner, body.outputs)
-                for var in inner.captures:
-                    self.used_outputs.add(id(var))
+                used.update(map(id, inner.captures))
 
     # -- nodes ------------------------------------------------------------------------------------
 
@@ -206,17 +210,36 @@ class GraphEmitter:
     def _emit_node(self, node: OpCall) -> Node:
         op = node.op
         self.calls.append(node)
-        inputs = ["" if v is None else self._input_name(v) for v in node.inputs]
-        outputs: list[str] = []
-        for var in node.outputs:
-            formal = op.outputs[min(var.index, len(op.outputs) - 1)] if op.outputs else None
-            unused = id(var) not in self.used_outputs and var.name is None
-            if unused and formal is not None and formal.option == OPTIONAL:
-                outputs.append("")
+        names = self.names
+        inputs: list[str] = []
+        for v in node.inputs:
+            if v is None:
+                inputs.append("")
+            elif v.producer is not None:  # a node's output: named once, then looked up
+                name = names.get(id(v))
+                inputs.append(self.name_of(v) if name is None else name)
             else:
-                outputs.append(self.name_of(var))
-        while outputs and outputs[-1] == "":
-            outputs.pop()
+                name = names.get(id(v)) if v._name is None else None
+                inputs.append(self._input_name(v) if name is None else name)
+        outputs: list[str] = []
+        formals = op.outputs
+        if len(node.outputs) == 1 and formals and formals[0].option != OPTIONAL:
+            # most nodes: one output, required, named here unless it has a name already
+            var = node.outputs[0]
+            name = names.get(id(var))
+            if name is None:
+                name = names[id(var)] = self._generate_name(var)
+            outputs.append(name)
+        else:
+            for var in node.outputs:
+                formal = formals[min(var.index, len(formals) - 1)] if formals else None
+                unused = id(var) not in self.used_outputs and var.name is None
+                if unused and formal is not None and formal.option == OPTIONAL:
+                    outputs.append("")
+                else:
+                    outputs.append(self.name_of(var))
+            while outputs and outputs[-1] == "":
+                outputs.pop()
         attributes = (
             [self._emit_attribute(node, k, v) for k, v in node.attributes.items()]
             if node.attributes
@@ -224,6 +247,8 @@ class GraphEmitter:
         )
         if op.function is not None:
             register_function(self.function_defs, (op.domain, op.op_type), op.function)
+        if not (attributes or op.domain or self.node_names):
+            return Node(op.op_type, inputs, outputs)  # the defaults: ai.onnx, no name, no attribute
         return Node(
             op.op_type,
             inputs,
@@ -243,7 +268,7 @@ class GraphEmitter:
         return self.name_of(var)
 
     def _constant_name(self, var: Var) -> str:
-        own_name = var.name
+        own_name = var._name
         if own_name is None:
             known = self.names.get(id(var))
             if known is not None:

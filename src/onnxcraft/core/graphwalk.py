@@ -40,52 +40,51 @@ def collect(outputs: list[Var], scope: int, cache: dict[int, Collected] | None =
     if cache is None:
         cache = {}
     result = Collected()
-    seen_vars: set[int] = set()
-    done_nodes: set[int] = set()
-
-    def classify(var: Var) -> OpCall | None:
-        """Record a leaf Var; return its producer when that is a node of this scope."""
-        if id(var) in seen_vars:
-            return None
+    nodes, args, captures, constants = (
+        result.nodes,
+        result.args,
+        result.captures,
+        result.constants,
+    )
+    seen_vars: set[int] = set()  # leaves recorded
+    seen_nodes: set[int] = set()
+    # Depth first, iterative (a chain of 100k nodes must not hit the recursion limit): a
+    # node's dependencies go on the stack in reverse, so that they come off in order, each
+    # one's own dependencies before the next. The leaves (inputs, constants, captured values)
+    # are recorded in the order this meets them, the order their names are given in.
+    stack: list[Var | None] = list(reversed(outputs))
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        var = pop()
+        if var is None:  # an optional input left out
+            continue
+        key = id(var)
+        if key in seen_vars:
+            continue
         node = var.producer
         if var.kind == INITIALIZER:
-            seen_vars.add(id(var))
-            result.constants.append(var)
-            return None
-        if var.kind == ARG or node is None:
-            seen_vars.add(id(var))
-            (result.args if var.scope == scope else result.captures).append(var)
-            return None
-        if node.scope != scope:
-            seen_vars.add(id(var))
-            result.captures.append(var)
-            return None
-        return node
-
-    for out in outputs:
-        root = classify(out)
-        if root is None or id(root) in done_nodes:
+            seen_vars.add(key)
+            constants.append(var)
             continue
-        # Iterative post-order DFS: a frame is a node and the iterator over its dependencies.
-        stack = [(root, iter(_dependencies(root, cache)))]
-        on_stack = {id(root)}
-        while stack:
-            node, pending = stack[-1]
-            for dep in pending:
-                child = classify(dep)
-                if child is not None and id(child) not in done_nodes and id(child) not in on_stack:
-                    stack.append((child, iter(_dependencies(child, cache))))
-                    on_stack.add(id(child))
-                    break
-            else:
-                stack.pop()
-                on_stack.discard(id(node))
-                done_nodes.add(id(node))
-                result.nodes.append(node)
-                if node.attributes:
-                    for body in node.bodies():
-                        result.bodies[id(body)] = cache[id(body)]
-    result.nodes.sort(key=_call_order)
+        if var.kind == ARG or node is None:
+            seen_vars.add(key)
+            (args if var.scope == scope else captures).append(var)
+            continue
+        if node.scope != scope:
+            seen_vars.add(key)
+            captures.append(var)
+            continue
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        nodes.append(node)
+        if node.attributes:
+            extend(reversed(_dependencies(node, cache)))
+            for body in node.bodies():
+                result.bodies[id(body)] = cache[id(body)]
+        else:
+            extend(reversed(node.inputs))
+    nodes.sort(key=_call_order)
     return result
 
 

@@ -83,6 +83,18 @@ def _has_element_type(dtype: np.dtype[Any]) -> bool:
 
 
 @cache
+def plain_elem(dtype: np.dtype[Any]) -> ElementType | None:
+    """The element type whose own numpy dtype ``dtype`` is, for plain numbers (bool, integers,
+    floats, complex in native byte order); None for anything :func:`literal_array` or
+    :func:`convert` would change or check further (strings, objects, low-precision
+    representations, other byte orders). Cached: a program uses a handful of dtypes."""
+    if dtype.kind not in "biufc" or dtype.names is not None or not _has_element_type(dtype):
+        return None
+    elem = element_type_of(dtype)
+    return elem if _numpy_dtype(elem) == dtype else None
+
+
+@cache
 def _numpy_dtype(elem: ElementType) -> np.dtype[Any]:
     """Cached: every literal converts to one of a handful of element types."""
     return numpy_dtype(elem)

@@ -45,7 +45,8 @@ class Namer:
     def __init__(self) -> None:
         self.used: set[str] = set()
         self.counters: dict[str, int] = {}
-        self.bases: dict[str, str] = {}  # base asked for -> the identifier it is written as
+        # base asked for -> the identifier it is written as, and the prefix of its names
+        self.bases: dict[str, tuple[str, str]] = {}
 
     def claim(self, name: str) -> bool:
         if name in self.used:
@@ -54,21 +55,21 @@ class Namer:
         return True
 
     def fresh(self, base: str) -> str:
-        clean = self.bases.get(base)
-        if clean is None:  # a model asks for a handful of bases, each many times
+        found = self.bases.get(base)
+        if found is None:  # a model asks for a handful of bases, each many times
             clean = _IDENTIFIER.sub("_", base) or "v"
             if clean[0].isdigit():
                 clean = "_" + clean
-            self.bases[base] = clean
-        base = clean
-        # ``mul0``, ``topk_values2``; a base that ends in a digit keeps a separator
-        # (``conv2_0``), so that two bases never make the same name.
-        joined = base + "_" if base[-1].isdigit() else base
-        n = self.counters.get(base, 0)
+            # ``mul0``, ``topk_values2``; a base that ends in a digit keeps a separator
+            # (``conv2_0``), so that two bases never make the same name.
+            found = self.bases[base] = (clean, clean + "_" if clean[-1].isdigit() else clean)
+        clean, joined = found
+        n = self.counters.get(clean, 0)
+        used = self.used
         while True:
             candidate = f"{joined}{n}"
             n += 1
-            if candidate not in self.used:
-                self.counters[base] = n
-                self.used.add(candidate)
+            if candidate not in used:
+                self.counters[clean] = n
+                used.add(candidate)
                 return candidate

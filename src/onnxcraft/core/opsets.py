@@ -38,10 +38,12 @@ def model_opsets(
     ``override`` is the user's ``opset=`` (an int: ai.onnx's); ``default_opset`` is ai.onnx's
     when no operator of that domain chose one.
     """
+    # A model repeats a few (operator version, opset module) pairs: each is looked at once,
+    # in the order of its first call (the first disagreement is the one reported).
+    pairs = dict.fromkeys([(node.op, node.opset) for node in calls])
     requested: dict[str, int] = {}
-    for node in calls:
-        domain = node.op.domain
-        requested[domain] = max(requested.get(domain, 0), node.opset)
+    for op, opset in pairs:
+        requested[op.domain] = max(requested.get(op.domain, 0), opset)
     if "" not in requested and (uses_constant_node or identity_types or not requested):
         # No ai.onnx operator chose the opset, yet the graph needs one (IR.md: a model imports
         # at least one; Constant nodes and Identity copies are ai.onnx's): the default opset,
@@ -53,18 +55,15 @@ def model_opsets(
         override = {"": override}
     for domain, version in (override or {}).items():
         requested["" if domain == "ai.onnx" else domain] = int(version)
-    checked: set[tuple[int, int]] = set()  # (id(OpInfo), opset): a model repeats a few
-    for node in calls:
-        op = node.op
-        if op.custom or op.function is not None or (id(op), node.opset) in checked:
+    for op, opset in pairs:
+        if op.custom or op.function is not None:
             continue
-        checked.add((id(op), node.opset))
         chosen = requested[op.domain]
         in_force = resolve_since_version(op.domain, op.op_type, chosen)
         if in_force != op.since_version:
             raise BuildError(
                 f"build: a {op.op_type} node was built with version "
-                f"{op.since_version} (from an opset {node.opset} module), but at the model's "
+                f"{op.since_version} (from an opset {opset} module), but at the model's "
                 f"{op.domain or 'ai.onnx'} opset {chosen} {op.op_type} is "
                 f"{_status_at(op.domain, op.op_type, chosen, in_force)}; build "
                 f"every node of one domain from opset modules that agree on its version"
