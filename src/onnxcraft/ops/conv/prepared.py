@@ -15,7 +15,7 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
-- **winograd** (3x3, stride 1, 128 channels or more in and out, outputs of 8x8 or more):
+- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
@@ -70,8 +70,11 @@ _SMALLEST_PRODUCT = 64
 # Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
 # float32: they stay in cache while the product reads them).
 _IM2COL_VALUES = 1 << 17
-# Winograd's transforms pay for themselves from this many input and output channels on.
-_WINOGRAD_CHANNELS = 128
+# Winograd's transforms pay for themselves from this many input and output channels on (on an
+# AVX-512 machine, where OpenBLAS's products run faster than on AVX2: at 128 channels the rows
+# layout took 0.84-0.88x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
+# Winograd still wins by 12-14%; bench_conv.py).
+_WINOGRAD_CHANNELS = 256
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -80,9 +83,9 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
 
     From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
     output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
-    convolutions with 128 channels or more in and out and 8 output rows and columns or more
-    (10 to 20% faster there; slower with fewer channels, where its transforms cost more than
-    the products it saves, and no faster on 7x7 outputs); rows when the output has no more
+    convolutions with 256 channels or more in and out and 8 output rows and columns or more
+    (12% faster at 28 x 28, even at 14 x 14; slower with fewer channels, where its transforms
+    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output has no more
     channels than the input and at least 12 rows (below, the padded rows it also computes
     cost more than the copies saved); the banded products for depthwise convolutions (one
     filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
