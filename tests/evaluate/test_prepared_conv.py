@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.conv import prepared as prepared_module
 from onnxcraft.ops.conv.depthwise import Blocks, block_width
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
@@ -206,6 +207,54 @@ def test_batches_in_chunks_within_rounding(
     assert (np.abs(got - expected) <= RELATIVE[np.float32] * magnitude).all()
 
 
+@pytest.mark.parametrize("band_values", [1, 200, 1 << 19])
+def test_phases_in_bands_within_rounding(band_values: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phases layout a band of output rows at a time: one row, a few, or all at once."""
+    monkeypatch.setattr(prepared_module, "_PHASES_BAND_VALUES", band_values)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 23, 20)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 7, 5)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    attrs = {"pads": [3, 2, 1, 2], "strides": [2, 3]}
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "phases")
+    _within_rounding(prepared(x), x, w, b, attrs)
+
+
+@st.composite
+def one_by_one(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """1x1, stride-1, unpadded convolutions with a bias: the image multiplied itself."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    m = draw(st.integers(1, 8))
+    c = draw(st.integers(m, 3 * m))
+    h, width = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+    x = rng.standard_normal((draw(st.integers(0, 3)), c, h, width)).astype(dtype)
+    w = rng.standard_normal((m, c, 1, 1)).astype(dtype)
+    return x, w, rng.standard_normal(m).astype(dtype)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=one_by_one())
+def test_one_by_one_bias_from_a_whole_array_same_bits(case: tuple) -> None:
+    """The bias added from an array of the output's shape, made once per shape, gives the bits
+    of the bias broadcast over the output (its images of two sizes through one convolution)."""
+    x, w, b = case
+    prepared = prepare_conv(w, b, {})
+    broadcast = prepare_conv(w, b, {})
+    assert prepared is not None and broadcast is not None
+    for image in (x, x[..., 1:, :]):
+        if image.shape[2] == 0:
+            continue
+        got = prepared(image)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(prepared_module, "_FULL_BIAS_VALUES", -1)
+            expected = broadcast(image)
+        assert got.tobytes() == expected.tobytes()
+        _within_rounding(got, image, w, b, {})
+
+
 @pytest.mark.parametrize("layout", [*LAYOUTS, "winograd"])
 def test_inputs_that_are_views_within_rounding(layout: str) -> None:
     """A transposed or sliced input (another step's view) reads as its values."""
@@ -241,6 +290,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
         ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
         ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
+        ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1] * 4}, "rows"),  # too few for Winograd
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
         ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "phases"),

@@ -70,11 +70,19 @@ _SMALLEST_PRODUCT = 64
 # Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
 # float32: they stay in cache while the product reads them).
 _IM2COL_VALUES = 1 << 17
+# The phases layout's bands of output rows: an im2col of up to this many values (2 MiB of
+# float32, an AVX-512 Xeon's L2). Measured on the 7x7 stems (bench: 2^17 values, then 2^19
+# and 2^20 took 0.92-0.95x the time at batch 1 and 8, 2^21 0.96-1.05x, 2^16 1.17-1.21x).
+_PHASES_BAND_VALUES = 1 << 19
 # Winograd's transforms pay for themselves from this many input and output channels on (on an
 # AVX-512 machine, where OpenBLAS's products run faster than on AVX2: at 128 channels the rows
 # layout took 0.84-0.88x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
 # Winograd still wins by 12-14%; bench_conv.py).
 _WINOGRAD_CHANNELS = 256
+# Outputs of a 1x1 convolution up to this many values an image get their bias from an array of
+# the output's shape, made once: numpy adds a bias broadcast along the rows about three times
+# slower than a contiguous array of the same shape (12 against 4.4 µs on 116 x 14 x 14).
+_FULL_BIAS_VALUES = 1 << 16
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -85,9 +93,9 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
     output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
     convolutions with 256 channels or more in and out and 8 output rows and columns or more
     (12% faster at 28 x 28, even at 14 x 14; slower with fewer channels, where its transforms
-    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output has no more
-    channels than the input and at least 12 rows (below, the padded rows it also computes
-    cost more than the copies saved); the banded products for depthwise convolutions (one
+    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output
+    has no more channels than the input and at least 12 rows (below, the padded rows it also
+    computes cost more than the copies saved); the banded products for depthwise convolutions (one
     filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
     phases for strided ones with large kernels (image stems: 7x7, stride 2; 1.1 to 1.2 times
     faster than flat and im2col, slower on 3x3 kernels); flat for stride-1 convolutions with
@@ -292,7 +300,11 @@ class PreparedConv:
             np.matmul(
                 weights, padded.reshape(n, g, taps, ho * wo), out=out.reshape(n, g, -1, ho * wo)
             )
-            if self._bias is not None:
+            if self._bias is None:
+                return
+            if m * ho * wo <= _FULL_BIAS_VALUES:
+                np.add(out, self._full_bias((m, ho, wo)), out=out)
+            else:
                 out += self._bias
             return
         ones = 0 if self._bias is None else 1
@@ -388,7 +400,7 @@ class PreparedConv:
         classes = self._tap_classes
         taps = (c // g) * math.prod(geom.kernel)
         ones = 0 if self._bias is None else 1
-        band = max(1, min(ho, _IM2COL_VALUES // max(1, n * g * (taps + ones) * wo)))
+        band = max(1, min(ho, _PHASES_BAND_VALUES // max(1, n * g * (taps + ones) * wo)))
         cols = self.work.take("cols", (n, g, taps + ones, band * wo), x.dtype)
         if ones:
             cols[:, :, taps] = 1
@@ -432,6 +444,16 @@ class PreparedConv:
             t = depthwise_weights(self.weight, self.bias, geom, blocks)
             arranged = self._banded[x.shape[3]] = (blocks, t)
         depthwise_image(x, geom, *arranged, out, self.work)
+
+    def _full_bias(self, shape: tuple[int, int, int]) -> np.ndarray:
+        """The bias over a whole output image of ``shape`` (M, Ho, Wo), made once per shape."""
+        key = f"bias{shape}"
+        full = self._arranged.get(key)
+        if full is None:
+            assert self._bias is not None
+            full = np.ascontiguousarray(np.broadcast_to(self._bias, shape))
+            self._arranged[key] = full
+        return full
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
