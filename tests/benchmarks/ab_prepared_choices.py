@@ -44,6 +44,7 @@ BIAS = [(116, 14, 116, 1, 1, False), (232, 7, 232, 1, 1, False), (58, 28, 58, 1,
 BIAS += [(256, 56, 64, 1, 1, False), (1024, 14, 256, 1, 1, False), (2048, 7, 512, 1, 1, False)]
 SIDE = [(512, 7, 2048, 1, 1, True), (2048, 7, 512, 1, 1, False), (512, 7, 512, 3, 1, False)]
 SIDE += [(512, 14, 512, 3, 2, False), (1024, 14, 2048, 1, 2, False), (232, 7, 232, 1, 1, False)]
+SIDE += [(128, 7, 32, 3, 1, False)]  # DenseNet's, in the taps layout
 SIDE += [(1024, 14, 256, 1, 1, False)]  # 14 x 14: left to the product per image
 
 
