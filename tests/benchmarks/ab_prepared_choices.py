@@ -1,7 +1,7 @@
 """The prepared convolutions' tuned choices, each against its alternative, in one process.
 
     python tests/benchmarks/ab_prepared_choices.py [--rounds 31] [--batches 1,8]
-                                                   [--only winograd,bands,bias,side]
+                                                   [--only winograd,bands,side]
 
 Every choice is a module constant of ``ops/conv/prepared.py`` (or a layout forced, for
 Winograd); one ``PreparedConv`` runs with the constant as it is and as it would otherwise
@@ -13,8 +13,6 @@ machine), one thread, numpy's BLAS pinned (fair.py):
   F(2x2, 3x3) and the rows layout, on 3x3 convolutions of 128 and 256 channels;
 - ``bands``: the phases layout's bands of 2^19 values against 2^17 on the 7x7 stem
   (``_PHASES_BAND_VALUES``);
-- ``bias``: a 1x1 convolution's bias from a whole array against a broadcast
-  (``_FULL_BIAS_VALUES``), ShuffleNet's and ResNet's shapes;
 - ``side``: the batch's images side by side in one product against a product per image
   (``_SIDE_BY_SIDE_POSITIONS``), the 7x7 stages' convolutions (batch 1 is left out).
 """
@@ -40,8 +38,6 @@ from onnxcraft.ops.conv.prepared import PreparedConv
 # (input channels, size, output channels, kernel, stride, residual Add)
 WINOGRAD = [(128, 28, 128, 3, 1, False), (256, 14, 256, 3, 1, False), (256, 28, 256, 3, 1, False)]
 BANDS = [(3, 224, 64, 7, 2, False)]
-BIAS = [(116, 14, 116, 1, 1, False), (232, 7, 232, 1, 1, False), (58, 28, 58, 1, 1, False)]
-BIAS += [(256, 56, 64, 1, 1, False), (1024, 14, 256, 1, 1, False), (2048, 7, 512, 1, 1, False)]
 SIDE = [(512, 7, 2048, 1, 1, True), (2048, 7, 512, 1, 1, False), (512, 7, 512, 3, 1, False)]
 SIDE += [(512, 14, 512, 3, 2, False), (1024, 14, 2048, 1, 2, False), (232, 7, 232, 1, 1, False)]
 SIDE += [(128, 7, 32, 3, 1, False)]  # DenseNet's, in the taps layout
@@ -99,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--batches", default="1,8")
-    parser.add_argument("--only", default="winograd,bands,bias,side")
+    parser.add_argument("--only", default="winograd,bands,side")
     args = parser.parse_args()
     print(fair.describe_machine(fair.pin_threads(1)))
     print("| choice | shape | batch | as it is ms | the other ms | as it is / the other |")
@@ -107,7 +103,7 @@ def main() -> None:
     chosen = args.only.split(",")
     for batch in (int(b) for b in args.batches.split(",")):
         cases: list[tuple[str, tuple[int, ...]]] = []
-        for name, shapes in (("winograd", WINOGRAD), ("bands", BANDS), ("bias", BIAS)):
+        for name, shapes in (("winograd", WINOGRAD), ("bands", BANDS)):
             cases += [(name, s) for s in shapes if name in chosen]
         if batch > 1 and "side" in chosen:
             cases += [("side", s) for s in SIDE]
@@ -122,9 +118,6 @@ def main() -> None:
             elif name == "bands":
                 now = _constant("_PHASES_BAND_VALUES", module._PHASES_BAND_VALUES)
                 other = _constant("_PHASES_BAND_VALUES", 1 << 17)
-            elif name == "bias":
-                now = _constant("_FULL_BIAS_VALUES", module._FULL_BIAS_VALUES)
-                other = _constant("_FULL_BIAS_VALUES", -1)
             else:
                 now = _constant("_SIDE_BY_SIDE_POSITIONS", module._SIDE_BY_SIDE_POSITIONS)
                 other = _constant("_SIDE_BY_SIDE_POSITIONS", 0)

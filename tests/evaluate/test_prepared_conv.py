@@ -266,39 +266,6 @@ def test_phases_in_bands_within_rounding(band_values: int, monkeypatch: pytest.M
     _within_rounding(prepared(x), x, w, b, attrs)
 
 
-@st.composite
-def one_by_one(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """1x1, stride-1, unpadded convolutions with a bias: the image multiplied itself."""
-    dtype = draw(st.sampled_from([np.float32, np.float64]))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    m = draw(st.integers(1, 8))
-    c = draw(st.integers(m, 3 * m))
-    h, width = draw(st.integers(1, 9)), draw(st.integers(1, 9))
-    x = rng.standard_normal((draw(st.integers(0, 3)), c, h, width)).astype(dtype)
-    w = rng.standard_normal((m, c, 1, 1)).astype(dtype)
-    return x, w, rng.standard_normal(m).astype(dtype)
-
-
-@settings(max_examples=60, deadline=None)
-@given(case=one_by_one())
-def test_one_by_one_bias_from_a_whole_array_same_bits(case: tuple) -> None:
-    """The bias added from an array of the output's shape, made once per shape, gives the bits
-    of the bias broadcast over the output (its images of two sizes through one convolution)."""
-    x, w, b = case
-    prepared = prepare_conv(w, b, {})
-    broadcast = prepare_conv(w, b, {})
-    assert prepared is not None and broadcast is not None
-    for image in (x, x[..., 1:, :]):
-        if image.shape[2] == 0:
-            continue
-        got = prepared(image)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(prepared_module, "_FULL_BIAS_VALUES", -1)
-            expected = broadcast(image)
-        assert got.tobytes() == expected.tobytes()
-        _within_rounding(got, image, w, b, {})
-
-
 @pytest.mark.parametrize("layout", [*LAYOUTS, "winograd"])
 def test_inputs_that_are_views_within_rounding(layout: str) -> None:
     """A transposed or sliced input (another step's view) reads as its values."""

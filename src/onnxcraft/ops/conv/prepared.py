@@ -85,10 +85,6 @@ _PHASES_BAND_VALUES = 1 << 19
 # layout took 0.84-0.88x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
 # Winograd still wins by 12-14%; bench_conv.py).
 _WINOGRAD_CHANNELS = 256
-# Outputs of a 1x1 convolution up to this many values an image get their bias from an array of
-# the output's shape, made once: numpy adds a bias broadcast along the rows about three times
-# slower than a contiguous array of the same shape (12 against 4.4 µs on 116 x 14 x 14).
-_FULL_BIAS_VALUES = 1 << 16
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -317,11 +313,7 @@ class PreparedConv:
             np.matmul(
                 weights, padded.reshape(n, g, taps, ho * wo), out=out.reshape(n, g, -1, ho * wo)
             )
-            if self._bias is None:
-                return
-            if m * ho * wo <= _FULL_BIAS_VALUES:
-                np.add(out, self._full_bias((m, ho, wo)), out=out)
-            else:
+            if self._bias is not None:
                 out += self._bias
             return
         ones = 0 if self._bias is None else 1
@@ -496,16 +488,6 @@ class PreparedConv:
             t = depthwise_weights(self.weight, self.bias, geom, blocks)
             arranged = self._banded[x.shape[3]] = (blocks, t)
         depthwise_image(x, geom, *arranged, out, self.work)
-
-    def _full_bias(self, shape: tuple[int, int, int]) -> np.ndarray:
-        """The bias over a whole output image of ``shape`` (M, Ho, Wo), made once per shape."""
-        key = f"bias{shape}"
-        full = self._arranged.get(key)
-        if full is None:
-            assert self._bias is not None
-            full = np.ascontiguousarray(np.broadcast_to(self._bias, shape))
-            self._arranged[key] = full
-        return full
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
