@@ -77,13 +77,14 @@ _IM2COL_VALUES = 1 << 17
 _SIDE_BY_SIDE_POSITIONS = 64
 _SIDE_BY_SIDE_COLUMNS = 512
 # The phases layout's bands of output rows: an im2col of up to this many values (2 MiB of
-# float32, an AVX-512 Xeon's L2). Measured on the 7x7 stems (bench: 2^17 values, then 2^19
-# and 2^20 took 0.92-0.95x the time at batch 1 and 8, 2^21 0.96-1.05x, 2^16 1.17-1.21x).
+# float32, an AVX-512 Xeon's L2). Measured on the 7x7 stems against 2^17 values (512 KiB):
+# 2^19 and 2^20 took 0.92-0.96x the time at batch 1 and 8, 2^21 0.96-1.05x, 2^16 1.17-1.21x
+# (tests/benchmarks/ab_prepared_choices.py for 2^19).
 _PHASES_BAND_VALUES = 1 << 19
 # Winograd's transforms pay for themselves from this many input and output channels on (on an
 # AVX-512 machine, where OpenBLAS's products run faster than on AVX2: at 128 channels the rows
-# layout took 0.84-0.88x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
-# Winograd still wins by 12-14%; bench_conv.py).
+# layout took 0.86-0.90x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
+# Winograd still wins by 12-16%; tests/benchmarks/ab_prepared_choices.py).
 _WINOGRAD_CHANNELS = 256
 
 
@@ -336,8 +337,9 @@ class PreparedConv:
         every image's im2col columns side by side: on outputs of a few dozen positions,
         OpenBLAS runs one wide product much faster than a narrow one per image (whose last
         partial block of columns costs as much as a full one). The product's columns are
-        then copied back image by image. Sums as the per-image im2col, terms in the same
-        order."""
+        then copied back image by image. Mostly the per-image im2col's bits; a 1x1
+        convolution of a wider image gets its bias in the product here (added after the
+        product per image), within the same rounding of the written kernel."""
         n, c = x.shape[:2]
         m, g = self.weight.shape[0], self.group
         (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
