@@ -270,7 +270,7 @@ class PreparedConv:
         geom = layout.geom
         positions = math.prod(geom.out_shape)
         side_by_side = 1
-        if layout.name in ("im2col", "taps") and positions <= _SIDE_BY_SIDE_POSITIONS:
+        if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
             side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
         if layout.name in ("taps", "rows", "winograd"):
             return side_by_side
@@ -489,7 +489,9 @@ class PreparedConv:
             blocks = block_width(geom, x.shape[3])
             t = depthwise_weights(self.weight, self.bias, geom, blocks)
             arranged = self._banded[x.shape[3]] = (blocks, t)
-        depthwise_image(x, geom, *arranged, out, self.work)
+        # a batch's small images in one product per channel, as the im2col's side by side
+        stacked = x.shape[0] > 1 and math.prod(geom.out_shape) <= _SIDE_BY_SIDE_POSITIONS
+        depthwise_image(x, geom, *arranged, out, self.work, stacked=stacked)
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
