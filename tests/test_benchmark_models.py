@@ -52,6 +52,19 @@ def test_each_model_is_valid_and_runs_as_onnxruntime_runs_it(name: str) -> None:
         np.testing.assert_allclose(got, expected, atol=1e-4 * scale, rtol=0)
 
 
+@pytest.mark.parametrize("name", ["resnet50", "densenet121", "shufflenet"])
+def test_batches_of_two_run_as_onnxruntime_runs_them(name: str) -> None:
+    """With several images, the last stages' 7x7 convolutions take the batch's images side by
+    side in one product (``ops/conv/prepared.py``): the same outputs as onnxruntime's."""
+    model = zoo.MODELS[name](2)
+    feeds = zoo.feeds_for(model)
+    ours = oc.evaluate(model, feeds)
+    theirs = fair.ort_session(model.SerializeToString()).run(None, feeds)
+    for output, expected in zip(model.graph.output, theirs):
+        scale = float(np.max(np.abs(expected)))
+        np.testing.assert_allclose(ours[output.name], expected, atol=1e-4 * scale, rtol=0)
+
+
 def test_race_warms_up_every_contender_and_alternates() -> None:
     calls: list[str] = []
     timings = fair.race({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 5)

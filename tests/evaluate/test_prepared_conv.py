@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
+from onnxcraft.ops.conv import prepared as prepared_module
 from onnxcraft.ops.conv.depthwise import Blocks, block_width
 from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
@@ -206,6 +207,65 @@ def test_batches_in_chunks_within_rounding(
     assert (np.abs(got - expected) <= RELATIVE[np.float32] * magnitude).all()
 
 
+@st.composite
+def small_outputs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """Batches of 2 to 7 images whose outputs have at most 64 positions: the im2col with the
+    images' columns side by side (strides, dilations, groups and 1x1 kernels too)."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    group = draw(st.sampled_from([1, 1, 2, 3]))
+    c, m = group * draw(st.integers(1, 4)), group * draw(st.integers(1, 4))
+    kernel = [draw(st.integers(1, 3)) for _ in range(2)]
+    strides = [draw(st.integers(1, 2)) for _ in range(2)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 1)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 9))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    x = rng.standard_normal((draw(st.integers(2, 7)), c, *spatial)).astype(dtype)
+    w = rng.standard_normal((m, c // group, *kernel)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": group}
+    return x, w, b, attrs
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=small_outputs(), columns=st.sampled_from([1, 100, 512]))
+def test_side_by_side_images_within_rounding(case: tuple, columns: int) -> None:
+    """Small outputs of several images in one product (all images, or a few at a time with
+    the last chunk short), with the residual Add and the Relu after it."""
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs, add=lambda a, c: a + c, relu=lambda y: y)
+    assert prepared is not None
+    _force(prepared, x, "im2col")
+    written = conv(x, w, b, **attrs)
+    residual = np.random.default_rng(1).standard_normal(written.shape).astype(x.dtype)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prepared_module, "_SIDE_BY_SIDE_COLUMNS", columns)
+        got = prepared(x, residual)
+    magnitude = conv(np.abs(x), np.abs(w), None if b is None else np.abs(b), **attrs)
+    limit = RELATIVE[x.dtype.type] * (magnitude + np.abs(residual) + np.finfo(x.dtype).tiny)
+    assert got.shape == written.shape
+    assert (np.abs(got - np.maximum(written + residual, 0)) <= limit).all()
+    _within_rounding(prepare_conv(w, b, attrs)(x), x, w, b, attrs)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("band_values", [1, 200, 1 << 19])
+def test_phases_in_bands_within_rounding(band_values: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phases layout a band of output rows at a time: one row, a few, or all at once."""
+    monkeypatch.setattr(prepared_module, "_PHASES_BAND_VALUES", band_values)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 23, 20)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 7, 5)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    attrs = {"pads": [3, 2, 1, 2], "strides": [2, 3]}
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    _force(prepared, x, "phases")
+    _within_rounding(prepared(x), x, w, b, attrs)
+
+
 @pytest.mark.parametrize("layout", [*LAYOUTS, "winograd"])
 def test_inputs_that_are_views_within_rounding(layout: str) -> None:
     """A transposed or sliced input (another step's view) reads as its values."""
@@ -241,6 +301,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
         ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
         ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
+        ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1] * 4}, "rows"),  # too few for Winograd
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
         ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "phases"),

@@ -95,9 +95,14 @@ def depthwise_image(
     t: np.ndarray,
     out: np.ndarray,
     work: WorkingArrays,
+    *,
+    stacked: bool = False,
 ) -> None:
     """Images ``x`` (N, C, H, W) convolved by the banded matrices ``t`` into ``out``
-    (N, C, Ho, Wo)."""
+    (N, C, Ho, Wo). With ``stacked``, each channel's rectangles of every image are the rows
+    of one matrix, so that the product is one per channel instead of one per channel and
+    image (for small outputs, where OpenBLAS's cost per call dominates), and the products
+    are copied back image by image."""
     n, c, h, w = x.shape
     ho, wo = geom.out_shape
     (sh, sw), top, left = geom.strides, geom.pads_begin[0], geom.pads_begin[1]
@@ -108,18 +113,31 @@ def depthwise_image(
     padded[...] = 0
     padded[:, :, top : top + h, left : left + w] = x
     terms = span * blocks.width_in
-    rows = work.take("cols", (n, c, ho, blocks.count, t.shape[1]), x.dtype)
+    # the rows of the products, (N, C, ...) or, stacked, (C, N, ...)
+    first, second = (c, n) if stacked else (n, c)
+    rows = work.take("cols", (first, second, ho, blocks.count, t.shape[1]), x.dtype)
     item = padded.itemsize
+    image, channel = c * hp * wp, hp * wp
+    outer = (channel, image) if stacked else (image, channel)
     # each block's rectangle, overlapping views of the padded channels (read, never written)
     rectangles = as_strided(
         padded,
-        (n, c, ho, blocks.count, span, blocks.width_in),
-        tuple(item * step for step in (c * hp * wp, hp * wp, sh * wp, blocks.width * sw, wp, 1)),
+        (first, second, ho, blocks.count, span, blocks.width_in),
+        tuple(item * step for step in (*outer, sh * wp, blocks.width * sw, wp, 1)),
         writeable=False,
     )
     rows[..., :terms].reshape(rectangles.shape)[...] = rectangles
     if t.shape[1] > terms:
         rows[..., terms] = 1  # multiplies the bias, T's last row
+    if stacked:
+        products = work.take("products", (c, n, ho * blocks.count, blocks.width), x.dtype)
+        np.matmul(
+            rows.reshape(c, n * ho * blocks.count, -1),
+            t,
+            out=products.reshape(c, n * ho * blocks.count, blocks.width),
+        )
+        out[...] = products.reshape(c, n, ho, -1)[..., :wo].transpose(1, 0, 2, 3)
+        return
     shape = (n, c, ho * blocks.count, blocks.width)
     if blocks.count * blocks.width == wo:  # the products are the output rows
         np.matmul(rows.reshape(n, c, ho * blocks.count, -1), t, out=out.reshape(shape))

@@ -15,7 +15,7 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
-- **winograd** (3x3, stride 1, 128 channels or more in and out, outputs of 8x8 or more):
+- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
@@ -70,8 +70,22 @@ _SMALLEST_PRODUCT = 64
 # Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
 # float32: they stay in cache while the product reads them).
 _IM2COL_VALUES = 1 << 17
-# Winograd's transforms pay for themselves from this many input and output channels on.
-_WINOGRAD_CHANNELS = 128
+# Images with at most this many output positions (7 x 7, ResNet's and DenseNet's last stages)
+# are convolved together with their columns side by side, one product of about this many
+# columns: OpenBLAS runs one (M, K) x (K, 8 * 49) product in 0.63-0.69x the time of eight
+# (M, K) x (K, 49) ones, even counting the copy that puts the images back in order.
+_SIDE_BY_SIDE_POSITIONS = 64
+_SIDE_BY_SIDE_COLUMNS = 512
+# The phases layout's bands of output rows: an im2col of up to this many values (2 MiB of
+# float32, an AVX-512 Xeon's L2). Measured on the 7x7 stems against 2^17 values (512 KiB):
+# 2^19 and 2^20 took 0.92-0.96x the time at batch 1 and 8, 2^21 0.96-1.05x, 2^16 1.17-1.21x
+# (tests/benchmarks/ab_prepared_choices.py for 2^19).
+_PHASES_BAND_VALUES = 1 << 19
+# Winograd's transforms pay for themselves from this many input and output channels on (on an
+# AVX-512 machine, where OpenBLAS's products run faster than on AVX2: at 128 channels the rows
+# layout took 0.86-0.90x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
+# Winograd still wins by 12-16%; tests/benchmarks/ab_prepared_choices.py).
+_WINOGRAD_CHANNELS = 256
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -80,11 +94,11 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
 
     From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
     output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
-    convolutions with 128 channels or more in and out and 8 output rows and columns or more
-    (10 to 20% faster there; slower with fewer channels, where its transforms cost more than
-    the products it saves, and no faster on 7x7 outputs); rows when the output has no more
-    channels than the input and at least 12 rows (below, the padded rows it also computes
-    cost more than the copies saved); the banded products for depthwise convolutions (one
+    convolutions with 256 channels or more in and out and 8 output rows and columns or more
+    (12% faster at 28 x 28, even at 14 x 14; slower with fewer channels, where its transforms
+    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output
+    has no more channels than the input and at least 12 rows (below, the padded rows it also
+    computes cost more than the copies saved); the banded products for depthwise convolutions (one
     filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
     phases for strided ones with large kernels (image stems: 7x7, stride 2; 1.1 to 1.2 times
     faster than flat and im2col, slower on 3x3 kernels); flat for stride-1 convolutions with
@@ -249,12 +263,20 @@ class PreparedConv:
         """How many images to convolve together: small im2col images together (fewer numpy
         calls), up to a cache-sized working array; one at a time in the taps, rows and
         Winograd layouts (measured for taps and rows: several at once gained nothing on
-        DenseNet and ResNet at batch 8, and their products outgrow the cache)."""
-        if layout.name in ("taps", "rows", "winograd"):
-            return 1
+        DenseNet and ResNet at batch 8, and their products outgrow the cache), except for
+        outputs of a few dozen positions in the im2col and taps layouts, whose products
+        run much faster over several images' columns (0.78x for DenseNet's 7x7 taps at
+        batch 8; 1.05-1.3x at 14x14 and 28x28)."""
         geom = layout.geom
+        positions = math.prod(geom.out_shape)
+        side_by_side = 1
+        if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
+            side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
+        if layout.name in ("taps", "rows", "winograd"):
+            return side_by_side
         taps = int(x.shape[1]) * math.prod(geom.kernel)
-        return max(1, _IM2COL_VALUES // max(1, taps * math.prod(geom.out_shape)))
+        together = max(1, _IM2COL_VALUES // max(1, taps * positions))
+        return max(together, side_by_side)
 
     def _whole_batch(self, x: np.ndarray, layout: _Layout, y: np.ndarray) -> None:
         """The convolution (bias included) into ``y``, nothing after it."""
@@ -279,6 +301,9 @@ class PreparedConv:
         m, g = self.weight.shape[0], self.group
         (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
         ho, wo = geom.out_shape
+        if n > 1 and ho * wo <= _SIDE_BY_SIDE_POSITIONS:
+            self._side_by_side_image(x, geom, out)
+            return
         taps = (c // g) * kh * kw
         padded = self._padded(x, geom)
         itself = (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo)
@@ -306,6 +331,42 @@ class PreparedConv:
         if ones:
             cols[:, :, taps] = 1
         np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
+
+    def _side_by_side_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Small images (N, C, H, W) into ``out`` (N, M, Ho, Wo) by one product per group over
+        every image's im2col columns side by side: on outputs of a few dozen positions,
+        OpenBLAS runs one wide product much faster than a narrow one per image (whose last
+        partial block of columns costs as much as a full one). The product's columns are
+        then copied back image by image. Mostly the per-image im2col's bits; a 1x1
+        convolution of a wider image gets its bias in the product here (added after the
+        product per image), within the same rounding of the written kernel."""
+        n, c = x.shape[:2]
+        m, g = self.weight.shape[0], self.group
+        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        ho, wo = geom.out_shape
+        taps = (c // g) * kh * kw
+        padded = self._padded(x, geom)
+        ones = 0 if self._bias is None else 1
+        cols = self.work.take("cols", (g, taps + ones, n, ho * wo), x.dtype)
+        windows = cols[:, :taps].reshape(g, c // g, kh, kw, n, ho, wo)
+        # (G, C/G, N, Hp, Wp): each tap's copy moves the images next to each other
+        source = padded.reshape(n, g, c // g, *padded.shape[2:]).transpose(1, 2, 0, 3, 4)
+        for i in range(kh):
+            for j in range(kw):
+                windows[:, :, i, j] = source[
+                    ...,
+                    i * dh : i * dh + (ho - 1) * sh + 1 : sh,
+                    j * dw : j * dw + (wo - 1) * sw + 1 : sw,
+                ]
+        if ones:
+            cols[:, taps] = 1
+        products = self.work.take("products", (g, m // g, n, ho * wo), x.dtype)
+        np.matmul(
+            self._arrangement("im2col"),
+            cols.reshape(g, taps + ones, n * ho * wo),
+            out=products.reshape(g, m // g, n * ho * wo),
+        )
+        out.reshape(n, g, m // g, ho * wo)[...] = products.transpose(2, 0, 1, 3)
 
     def _flat_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo), the im2col copied from flattened
@@ -385,7 +446,7 @@ class PreparedConv:
         classes = self._tap_classes
         taps = (c // g) * math.prod(geom.kernel)
         ones = 0 if self._bias is None else 1
-        band = max(1, min(ho, _IM2COL_VALUES // max(1, n * g * (taps + ones) * wo)))
+        band = max(1, min(ho, _PHASES_BAND_VALUES // max(1, n * g * (taps + ones) * wo)))
         cols = self.work.take("cols", (n, g, taps + ones, band * wo), x.dtype)
         if ones:
             cols[:, :, taps] = 1
@@ -428,7 +489,9 @@ class PreparedConv:
             blocks = block_width(geom, x.shape[3])
             t = depthwise_weights(self.weight, self.bias, geom, blocks)
             arranged = self._banded[x.shape[3]] = (blocks, t)
-        depthwise_image(x, geom, *arranged, out, self.work)
+        # a batch's small images in one product per channel, as the im2col's side by side
+        stacked = x.shape[0] > 1 and math.prod(geom.out_shape) <= _SIDE_BY_SIDE_POSITIONS
+        depthwise_image(x, geom, *arranged, out, self.work, stacked=stacked)
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
