@@ -629,29 +629,24 @@ class GraphInference:
         key = (node.domain, node.op_type, opset)
         found = self._ops.get(key)
         if found is None:
-            since = (
-                None
-                if opset is None
-                else specs.resolve_since_version(node.domain, node.op_type, opset)
-            )
-            if since is None:  # not a standard operator: its arity is the node's own
+            resolved = _OPERATORS.get(key)
+            if resolved is None or has_user_rule(node.domain, node.op_type):
+                resolved = _resolve(node.domain, node.op_type, opset)
+            if resolved is None:  # not a standard operator: its arity is the node's own
                 return custom_op_info(
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
-            found = self._ops[key] = op_info(node.domain, node.op_type, since)
-            if found.spec is not None and not has_user_rule(node.domain, node.op_type):
+            found, arity, remembered, passing, direct = resolved
+            self._ops[key] = found
+            self._arity[found] = arity
+            if remembered:
                 self._remembered.add(found)
-                if (
-                    rule_of(found) is same_type
-                    and found.min_inputs <= 1
-                    and (found.max_inputs is None or found.max_inputs >= 1)
-                    and found.outputs
-                ):
-                    self._passing.add(found)
-                if not found.domain and found.op_type in DIRECT:
-                    self._direct[found] = DIRECT[found.op_type]
-                    if found.op_type in DIRECT_FIRST:
-                        self._direct_first.add(found)
+            if passing:
+                self._passing.add(found)
+            if direct is not None:
+                self._direct[found] = direct
+                if found.op_type in DIRECT_FIRST:
+                    self._direct_first.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -742,6 +737,50 @@ class GraphInference:
         )
         out_values = {i: values[n] for i, n in enumerate(function.outputs) if n in values}
         return outputs, out_values
+
+
+# What the walk knows of an operator version before meeting a node of it: the OpInfo, its
+# arity (inputs least and most, outputs most), whether its answers may be remembered, whether
+# its rule gives the input's type, and its direct answer (infer/direct.py).
+_Resolved = tuple[OpInfo, tuple[int, int, int], bool, bool, Direct | None]
+# Those of the standard domains' operators, by (domain, op_type, opset), for the process: they
+# depend only on the library (as onnx's schema registry, built once), not on any model. A user
+# rule registered later makes its operator resolved anew (has_user_rule, asked at each walk).
+_OPERATORS: dict[tuple[str, str, int | None], _Resolved] = {}
+_OPERATORS_KEPT = 4096
+
+
+def _resolve(domain: str, op_type: str, opset: int | None) -> _Resolved | None:
+    """What the walk knows of the operator version of ``op_type`` at ``opset`` (None: not a
+    standard operator)."""
+    since = None if opset is None else specs.resolve_since_version(domain, op_type, opset)
+    if since is None:
+        return None
+    op = op_info(domain, op_type, since)
+    variadic_out = bool(op.outputs) and op.outputs[-1].option == VARIADIC
+    most_in = op.max_inputs
+    arity = (
+        op.min_inputs,
+        _UNBOUNDED if most_in is None else most_in,
+        _UNBOUNDED if variadic_out else len(op.outputs),
+    )
+    user_ruled = has_user_rule(domain, op_type)
+    remembered = op.spec is not None and not user_ruled
+    passing = (
+        remembered
+        and rule_of(op) is same_type
+        and op.min_inputs <= 1
+        and (op.max_inputs is None or op.max_inputs >= 1)
+        and bool(op.outputs)
+    )
+    direct = DIRECT.get(op_type) if remembered and not domain else None
+    resolved = (op, arity, remembered, passing, direct)
+    if not user_ruled and specs.default_registry().is_standard(domain):
+        # (a user folder's operators may be removed or replaced: resolved at each walk)
+        if len(_OPERATORS) >= _OPERATORS_KEPT:
+            _OPERATORS.clear()
+        _OPERATORS[(domain, op_type, opset)] = resolved
+    return resolved
 
 
 def _check_attributes(op: OpInfo, node: ir.Node) -> None:
