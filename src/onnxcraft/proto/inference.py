@@ -472,9 +472,22 @@ def _retype_graph(
     if graph.value_info or added:
         out.MergeFromString(_value_infos_encoding(graph.value_info, added))
     nodes = out.node
+    # Alike nodes share their attribute list (the reader's): whether a list holds a graph is
+    # asked once per list (by id: the lists live as long as the graph), not at every node.
+    holds_graph: dict[int, bool] = {}
     for index, node in enumerate(graph.nodes):
-        if node.attributes:
-            _retype_bodies(node, nodes[index])
+        attributes = node.attributes
+        if attributes:
+            holds = holds_graph.get(id(attributes))
+            if holds is None:
+                holds = holds_graph[id(attributes)] = any(
+                    a.type in _GRAPH_KINDS and not a.ref for a in attributes
+                )
+            if holds:
+                _retype_bodies(node, nodes[index])
+
+
+_GRAPH_KINDS = ("GRAPH", "GRAPHS")
 
 
 def _retype_bodies(node: ir.Node, out: NodeProto) -> None:
