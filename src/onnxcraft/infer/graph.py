@@ -99,12 +99,12 @@ class GraphInference:
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
         # Output types of the nodes inferred so far, by everything a rule reads (see node);
         # None: every node is inferred anew (for comparing against the remembered answers).
-        # Each answer in a cell of one item (None: not known yet).
-        self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
+        # Each answer in a cell: its first item (None: not known yet), then, once a node of
+        # the key read what its known input values hold, the answers by those values.
+        self.memo: dict[tuple[Any, ...], list[Any]] | None = {}
         # The operator versions whose answers may be remembered: standard ones, with the
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
-        self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
         # Those whose rule gives the input's type (Relu, Abs, Sigmoid ...): a node of one
         # input of unknown value, one output and no attributes is answered without its rule
         # or a key (the rule's answer costs less than a look-up; no value to fold).
@@ -347,21 +347,15 @@ class GraphInference:
                         except TypeError:  # a value no key can hold: inferred every time
                             key = None
                     found = None if cell is None else cell[0]
-                    if (
-                        found is None
-                        and key is not None
-                        and op in self._reads_values
-                        and _has_values(input_values)
-                    ):
+                    if found is None and cell is not None and len(cell) > 1:
                         # An answer that read known values is remembered with the values
-                        # themselves (a read tensor by identity: shared constants, such as the
-                        # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
-                        valued_key = (key, *input_values)
+                        # themselves, in the key's cell (a read tensor by identity: shared
+                        # constants, such as the shapes of Reshapes, answer alike; arrays are
+                        # not keys), found without hashing the key again.
                         try:
-                            valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
+                            found = cell[1].get(tuple(input_values))
                         except TypeError:
-                            valued_cell = None
-                        found = None if valued_cell is None else valued_cell[0]
+                            found = None
                     if found is not None:
                         out_types, out_values, in_range = found, _NO_VALUES, True
                     else:
@@ -373,10 +367,10 @@ class GraphInference:
                             if not valued:
                                 cell[0] = out_types
                             else:
-                                self._reads_values.add(op)
-                                valued_key = (key, *input_values)
                                 with contextlib.suppress(TypeError):  # (an array is no key)
-                                    memo[valued_key] = [out_types]  # type: ignore[index]
+                                    if len(cell) == 1:
+                                        cell.append({})
+                                    cell[1][tuple(input_values)] = out_types
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -813,11 +807,6 @@ def _attribute_key(attributes: list[ir.Attribute]) -> tuple[Any, ...] | None:
             value = _signed_zeros(value)
         parts.append((attr.name, kind, value))
     return tuple(parts)
-
-
-def _has_values(input_values: list[Any]) -> bool:
-    """Whether some input value is known."""
-    return any(value is not None for value in input_values)
 
 
 def _in_range(types: list[ValueType | None]) -> bool:
