@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import onnxcraft as oc
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.infer import engine, rules
 from onnxcraft.infer import graph as walk
-from onnxcraft.infer import rules
 from onnxcraft.infer.graph import GraphInference
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import _int64_array, _ReadTensor, read_for_inference
@@ -177,8 +177,26 @@ def _relu_then_abs() -> bytes:
 
 def test_resolved_operators_are_those_of_a_fresh_resolution() -> None:
     oc.infer_shapes(_relu_then_abs())
-    for key, kept in list(walk._OPERATORS.items()):
+    for key in [("", "Relu", 13), ("", "Shrink", 13)]:
+        kept = walk._OPERATORS[key]
         assert walk._resolve(*key) == kept
+        assert kept[5] is rules.rule_for(kept[0])  # (as worked out with the rule in force)
+
+
+def test_a_rule_replaced_later_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Facts kept with one rule are worked out again once the rule in force is another (the
+    testing harness replaces rules so): a pass-through no longer skips Relu's rule."""
+    data = _relu_then_abs()
+    oc.infer_shapes(data)
+    relu = walk._OPERATORS[("", "Relu", 13)][0]
+    original = engine.rule_for
+
+    def rule_for(op: Any) -> Any:
+        return (lambda ctx: [oc.Tensor(np.float32, (5,))]) if op is relu else original(op)
+
+    monkeypatch.setattr(engine, "rule_for", rule_for)
+    out = oc.infer_shapes(data)
+    assert [d.dim_value for d in out.graph.output[0].type.tensor_type.shape.dim] == [5]
 
 
 def test_a_rule_registered_later_is_not_taken_from_the_process(

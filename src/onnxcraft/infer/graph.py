@@ -624,13 +624,17 @@ class GraphInference:
         found = self._ops.get(key)
         if found is None:
             resolved = _OPERATORS.get(key)
-            if resolved is None or has_user_rule(node.domain, node.op_type):
+            if (
+                resolved is None
+                or has_user_rule(node.domain, node.op_type)
+                or rule_of(resolved[0]) is not resolved[5]  # (a rule replaced since)
+            ):
                 resolved = _resolve(node.domain, node.op_type, opset)
             if resolved is None:  # not a standard operator: its arity is the node's own
                 return custom_op_info(
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
-            found, arity, remembered, passing, direct = resolved
+            found, arity, remembered, passing, direct, _ = resolved
             self._ops[key] = found
             self._arity[found] = arity
             if remembered:
@@ -735,8 +739,9 @@ class GraphInference:
 
 # What the walk knows of an operator version before meeting a node of it: the OpInfo, its
 # arity (inputs least and most, outputs most), whether its answers may be remembered, whether
-# its rule gives the input's type, and its direct answer (infer/direct.py).
-_Resolved = tuple[OpInfo, tuple[int, int, int], bool, bool, Direct | None]
+# its rule gives the input's type, its direct answer (infer/direct.py), and the rule these
+# were worked out with (a rule replaced since, as the testing harness does, is resolved anew).
+_Resolved = tuple[OpInfo, tuple[int, int, int], bool, bool, Direct | None, Any]
 # Those of the standard domains' operators, by (domain, op_type, opset), for the process: they
 # depend only on the library (as onnx's schema registry, built once), not on any model. A user
 # rule registered later makes its operator resolved anew (has_user_rule, asked at each walk).
@@ -760,15 +765,16 @@ def _resolve(domain: str, op_type: str, opset: int | None) -> _Resolved | None:
     )
     user_ruled = has_user_rule(domain, op_type)
     remembered = op.spec is not None and not user_ruled
+    rule = rule_of(op)
     passing = (
         remembered
-        and rule_of(op) is same_type
+        and rule is same_type
         and op.min_inputs <= 1
         and (op.max_inputs is None or op.max_inputs >= 1)
         and bool(op.outputs)
     )
     direct = DIRECT.get(op_type) if remembered and not domain else None
-    resolved = (op, arity, remembered, passing, direct)
+    resolved = (op, arity, remembered, passing, direct, rule)
     if not user_ruled and specs.default_registry().is_standard(domain):
         # (a user folder's operators may be removed or replaced: resolved at each walk)
         if len(_OPERATORS) >= _OPERATORS_KEPT:
