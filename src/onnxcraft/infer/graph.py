@@ -99,12 +99,12 @@ class GraphInference:
         self._arity: dict[OpInfo, tuple[int, int, int]] = {}  # inputs (least, most), outputs
         # Output types of the nodes inferred so far, by everything a rule reads (see node);
         # None: every node is inferred anew (for comparing against the remembered answers).
-        # Each answer in a cell of one item (None: not known yet).
-        self.memo: dict[tuple[Any, ...], list[list[ValueType | None] | None]] | None = {}
+        # Each answer in a cell: its first item (None: not known yet), then, once a node of
+        # the key read what its known input values hold, the answers by those values.
+        self.memo: dict[tuple[Any, ...], list[Any]] | None = {}
         # The operator versions whose answers may be remembered: standard ones, with the
         # library's rules (a user's rule may keep state).
         self._remembered: set[OpInfo] = set()
-        self._reads_values: set[OpInfo] = set()  # those whose rule read a known value so far
         # Those whose rule gives the input's type (Relu, Abs, Sigmoid ...): a node of one
         # input of unknown value, one output and no attributes is answered without its rule
         # or a key (the rule's answer costs less than a look-up; no value to fold).
@@ -347,21 +347,15 @@ class GraphInference:
                         except TypeError:  # a value no key can hold: inferred every time
                             key = None
                     found = None if cell is None else cell[0]
-                    if (
-                        found is None
-                        and key is not None
-                        and op in self._reads_values
-                        and _has_values(input_values)
-                    ):
+                    if found is None and cell is not None and len(cell) > 1:
                         # An answer that read known values is remembered with the values
-                        # themselves (a read tensor by identity: shared constants, such as the
-                        # shapes of an encoder's Reshapes, answer alike; arrays are not keys).
-                        valued_key = (key, *input_values)
+                        # themselves, in the key's cell (a read tensor by identity: shared
+                        # constants, such as the shapes of Reshapes, answer alike; arrays are
+                        # not keys), found without hashing the key again.
                         try:
-                            valued_cell = memo.get(valued_key)  # type: ignore[union-attr]
+                            found = cell[1].get(tuple(input_values))
                         except TypeError:
-                            valued_cell = None
-                        found = None if valued_cell is None else valued_cell[0]
+                            found = None
                     if found is not None:
                         out_types, out_values, in_range = found, _NO_VALUES, True
                     else:
@@ -373,10 +367,10 @@ class GraphInference:
                             if not valued:
                                 cell[0] = out_types
                             else:
-                                self._reads_values.add(op)
-                                valued_key = (key, *input_values)
                                 with contextlib.suppress(TypeError):  # (an array is no key)
-                                    memo[valued_key] = [out_types]  # type: ignore[index]
+                                    if len(cell) == 1:
+                                        cell.append({})
+                                    cell[1][tuple(input_values)] = out_types
         except OnnxcraftError as exc:
             self.problem(InferenceError(f"{_label(node)}: {exc}"))
             out_types, out_values = [None] * len(node.outputs), {}
@@ -629,29 +623,28 @@ class GraphInference:
         key = (node.domain, node.op_type, opset)
         found = self._ops.get(key)
         if found is None:
-            since = (
-                None
-                if opset is None
-                else specs.resolve_since_version(node.domain, node.op_type, opset)
-            )
-            if since is None:  # not a standard operator: its arity is the node's own
+            resolved = _OPERATORS.get(key)
+            if (
+                resolved is None
+                or has_user_rule(node.domain, node.op_type)
+                or rule_of(resolved[0]) is not resolved[5]  # (a rule replaced since)
+            ):
+                resolved = _resolve(node.domain, node.op_type, opset)
+            if resolved is None:  # not a standard operator: its arity is the node's own
                 return custom_op_info(
                     node.domain, node.op_type, len(node.inputs), len(node.outputs)
                 )
-            found = self._ops[key] = op_info(node.domain, node.op_type, since)
-            if found.spec is not None and not has_user_rule(node.domain, node.op_type):
+            found, arity, remembered, passing, direct, _ = resolved
+            self._ops[key] = found
+            self._arity[found] = arity
+            if remembered:
                 self._remembered.add(found)
-                if (
-                    rule_of(found) is same_type
-                    and found.min_inputs <= 1
-                    and (found.max_inputs is None or found.max_inputs >= 1)
-                    and found.outputs
-                ):
-                    self._passing.add(found)
-                if not found.domain and found.op_type in DIRECT:
-                    self._direct[found] = DIRECT[found.op_type]
-                    if found.op_type in DIRECT_FIRST:
-                        self._direct_first.add(found)
+            if passing:
+                self._passing.add(found)
+            if direct is not None:
+                self._direct[found] = direct
+                if found.op_type in DIRECT_FIRST:
+                    self._direct_first.add(found)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
@@ -744,6 +737,52 @@ class GraphInference:
         return outputs, out_values
 
 
+# What the walk knows of an operator version before meeting a node of it: the OpInfo, its
+# arity (inputs least and most, outputs most), whether its answers may be remembered, whether
+# its rule gives the input's type, its direct answer (infer/direct.py), and the rule these
+# were worked out with (a rule replaced since, as the testing harness does, is resolved anew).
+_Resolved = tuple[OpInfo, tuple[int, int, int], bool, bool, Direct | None, Any]
+# Those of the standard domains' operators, by (domain, op_type, opset), for the process: they
+# depend only on the library (as onnx's schema registry, built once), not on any model. A user
+# rule registered later makes its operator resolved anew (has_user_rule, asked at each walk).
+_OPERATORS: dict[tuple[str, str, int | None], _Resolved] = {}
+_OPERATORS_KEPT = 4096
+
+
+def _resolve(domain: str, op_type: str, opset: int | None) -> _Resolved | None:
+    """What the walk knows of the operator version of ``op_type`` at ``opset`` (None: not a
+    standard operator)."""
+    since = None if opset is None else specs.resolve_since_version(domain, op_type, opset)
+    if since is None:
+        return None
+    op = op_info(domain, op_type, since)
+    variadic_out = bool(op.outputs) and op.outputs[-1].option == VARIADIC
+    most_in = op.max_inputs
+    arity = (
+        op.min_inputs,
+        _UNBOUNDED if most_in is None else most_in,
+        _UNBOUNDED if variadic_out else len(op.outputs),
+    )
+    user_ruled = has_user_rule(domain, op_type)
+    remembered = op.spec is not None and not user_ruled
+    rule = rule_of(op)
+    passing = (
+        remembered
+        and rule is same_type
+        and op.min_inputs <= 1
+        and (op.max_inputs is None or op.max_inputs >= 1)
+        and bool(op.outputs)
+    )
+    direct = DIRECT.get(op_type) if remembered and not domain else None
+    resolved = (op, arity, remembered, passing, direct, rule)
+    if not user_ruled and specs.default_registry().is_standard(domain):
+        # (a user folder's operators may be removed or replaced: resolved at each walk)
+        if len(_OPERATORS) >= _OPERATORS_KEPT:
+            _OPERATORS.clear()
+        _OPERATORS[(domain, op_type, opset)] = resolved
+    return resolved
+
+
 def _check_attributes(op: OpInfo, node: ir.Node) -> None:
     """The node's attributes against its operator version's: each one declared, of the
     declared type (INTS given for an INT would reach the rule as a list)."""
@@ -774,11 +813,6 @@ def _attribute_key(attributes: list[ir.Attribute]) -> tuple[Any, ...] | None:
             value = _signed_zeros(value)
         parts.append((attr.name, kind, value))
     return tuple(parts)
-
-
-def _has_values(input_values: list[Any]) -> bool:
-    """Whether some input value is known."""
-    return any(value is not None for value in input_values)
 
 
 def _in_range(types: list[ValueType | None]) -> bool:

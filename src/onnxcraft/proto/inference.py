@@ -131,8 +131,28 @@ class _ReadTensor(ir.TensorData):
 
     def array(self) -> np.ndarray:
         if self._array is None:
-            self._array = _load_tensor(self.source, None)
+            found = _int64_array(self.source, self.elem_type, self.dims)
+            self._array = _load_tensor(self.source, None) if found is None else found
         return self._array
+
+
+_INT64 = ElementType.INT64
+_LITTLE_INT64 = np.dtype("<i8")
+
+
+def _int64_array(proto: TensorProto, elem: ElementType, dims: tuple[int, ...]) -> np.ndarray | None:
+    """The value of an int64 tensor stored as raw bytes of the right length, as ``to_array``
+    gives it (a native, writeable copy), without its general checks: the shapes and axes
+    rules read (ShuffleNet's Reshapes) are such. None in any other case (``to_array``
+    decodes it, or says what is wrong)."""
+    if elem is not _INT64 or min(dims, default=0) < 0:
+        return None
+    raw = proto.raw_data
+    if len(raw) != prod(dims) * 8 or not raw:
+        return None
+    if proto.data_location == TensorProto.EXTERNAL or proto.HasField("segment"):
+        return None
+    return np.frombuffer(raw, _LITTLE_INT64).astype(np.int64).reshape(dims)
 
 
 class _InferenceReader(_Reader):
@@ -472,9 +492,22 @@ def _retype_graph(
     if graph.value_info or added:
         out.MergeFromString(_value_infos_encoding(graph.value_info, added))
     nodes = out.node
+    # Alike nodes share their attribute list (the reader's): whether a list holds a graph is
+    # asked once per list (by id: the lists live as long as the graph), not at every node.
+    holds_graph: dict[int, bool] = {}
     for index, node in enumerate(graph.nodes):
-        if node.attributes:
-            _retype_bodies(node, nodes[index])
+        attributes = node.attributes
+        if attributes:
+            holds = holds_graph.get(id(attributes))
+            if holds is None:
+                holds = holds_graph[id(attributes)] = any(
+                    a.type in _GRAPH_KINDS and not a.ref for a in attributes
+                )
+            if holds:
+                _retype_bodies(node, nodes[index])
+
+
+_GRAPH_KINDS = ("GRAPH", "GRAPHS")
 
 
 def _retype_bodies(node: ir.Node, out: NodeProto) -> None:
