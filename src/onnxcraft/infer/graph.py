@@ -67,7 +67,7 @@ _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limi
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
 # The main graph's initializers as the inference reader types them when it can: each one's
 # type by name, and the small ones' tensors by name.
-TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData], int]
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
 _MAX_WIDENING_PASSES = 4
@@ -77,6 +77,9 @@ _KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRI
 # Nodes with more inputs are inferred every time: their key costs about what their rule does
 # (a hash per input type), and DenseNet's concats of up to 32 inputs never repeat.
 _KEYED_INPUTS = 8
+# Conv is answered before its key in a walk whose initializers number at most this many per
+# distinct type (SqueezeNet 2.0, BN-Inception 4.3; ResNet-50 9.5, ShuffleNet v2 14.5).
+_CONV_FIRST_SHARING = 6
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
 _NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
@@ -113,6 +116,9 @@ class GraphInference:
         # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
         self._direct: dict[OpInfo, Direct] = {}
         self._direct_first: set[OpInfo] = set()  # those answered so before their key is made
+        # Whether Conv is answered before its key too, chosen per walk from the model's own
+        # initializers (see _typed_initializers): off unless the reader typed them.
+        self._conv_first = False
         # An attribute list's part of the key, by list: a number per distinct key (cheaper to
         # hash at each node than the attributes' names and values).
         self._attribute_keys: dict[int, tuple[list[ir.Attribute], int | None]] = {}
@@ -188,7 +194,12 @@ class GraphInference:
     ) -> Iterable[str]:
         """Record initializers typed by the reader (distinct names, valid types); returns
         their names."""
-        typed, small = initializers
+        typed, small, kinds = initializers
+        # A remembered convolution costs less than its direct answer, a key that misses more:
+        # answered before its key when the weights seldom share a type (few initializers per
+        # distinct element type and dims: few convolutions can repeat), as in SqueezeNet or
+        # BN-Inception, not in ResNet's or ShuffleNet's repeated blocks. Decided once per walk.
+        self._conv_first = len(typed) <= _CONV_FIRST_SHARING * kinds
         if types.keys().isdisjoint(typed):  # (the common case: no input of the same name)
             types.update(typed)
         else:
@@ -643,7 +654,9 @@ class GraphInference:
                 self._passing.add(found)
             if direct is not None:
                 self._direct[found] = direct
-                if found.op_type in DIRECT_FIRST:
+                if found.op_type in DIRECT_FIRST or (
+                    self._conv_first and found.op_type == "Conv"
+                ):
                     self._direct_first.add(found)
         return found
 

@@ -65,9 +65,9 @@ _NO_METADATA: Mapping[str, str] = MappingProxyType({})
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
 
 
-# The main graph's initializers typed by the reader: the type of each by name (in order), and
-# the small ones' tensors by name.
-TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData]]
+# The main graph's initializers typed by the reader: the type of each by name (in order), the
+# small ones' tensors by name, and how many distinct types they have (one object each).
+TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData], int]
 
 
 class InferenceInput(NamedTuple):
@@ -306,8 +306,9 @@ class _InferenceReader(_Reader):
         return entries
 
     def typed_initializers(self, proto: GraphProto, values_up_to: int) -> TypedInitializers | None:
-        """The initializers' types by name and the small ones' tensors, in one pass (one
-        Tensor per distinct element type and dims, as a model's weights share a few). None
+        """The initializers' types by name, the small ones' tensors and the number of
+        distinct types, in one pass (one Tensor per distinct element type and dims, as a
+        model's weights share a few). None
         when a name repeats or an element type or dims are invalid: :meth:`initializers`
         then gives them as entries, for the walk to judge in order."""
         typed: dict[str, ValueType] = {}
@@ -331,7 +332,7 @@ class _InferenceReader(_Reader):
             if small_elem is not None:
                 small[name] = _ReadTensor(tensor, (name, small_elem, dims))
             count += 1
-        return (typed, small) if len(typed) == count else None
+        return (typed, small, len(made)) if len(typed) == count else None
 
 
 def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
