@@ -654,9 +654,7 @@ class GraphInference:
                 self._passing.add(found)
             if direct is not None:
                 self._direct[found] = direct
-                if found.op_type in DIRECT_FIRST or (
-                    self._conv_first and found.op_type == "Conv"
-                ):
+                if found.op_type in DIRECT_FIRST or (self._conv_first and found.op_type == "Conv"):
                     self._direct_first.add(found)
         return found
 
