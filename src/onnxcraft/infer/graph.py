@@ -66,7 +66,7 @@ _UNBOUNDED = 2**31  # the most inputs or outputs of a variadic operator: no limi
 # (its value); the inference reader (proto/inference.py) gives the main graph's as such.
 Initializer = tuple[str, ElementType, tuple[int, ...], ir.TensorData | None]
 # The main graph's initializers as the inference reader types them when it can: each one's
-# type by name, and the small ones' tensors by name.
+# type by name, the small ones' tensors by name, and the number of distinct types.
 TypedInitializers = tuple[dict[str, ValueType], dict[str, ir.TensorData], int]
 
 # Carried Loop/Scan values are widened at most this many times before their shape is dropped.
