@@ -34,6 +34,15 @@ FLOAT, DOUBLE = 1, 11
 _F32, _F64 = oc.Tensor(np.float32).elem_type, oc.Tensor(np.float64).elem_type
 
 
+def _empty_model(opset: int = 21) -> ModelProto:
+    """A model of ai.onnx ``opset`` whose graph ``g`` is still empty."""
+    model = ModelProto()
+    model.ir_version = 10
+    model.opset_import.add(domain="", version=opset)
+    model.graph.name = "g"
+    return model
+
+
 def _op_info(name: str, opset: int = 21) -> OpInfo:
     since = specs.resolve_since_version("", name, opset)
     assert since is not None
@@ -249,11 +258,8 @@ def _weight(graph: Any, name: str, dims: tuple[int, ...]) -> None:
 def _cnn(draw: st.DrawFn) -> bytes:
     """A few blocks of Conv (+ BatchNormalization) (+ a pool), alike or not, joined now and
     then by a Concat; channel counts, kernels and pads drawn, sometimes inconsistent."""
-    model = ModelProto()
-    model.ir_version = 10
-    model.opset_import.add(domain="", version=21)
+    model = _empty_model()
     graph = model.graph
-    graph.name = "g"
     channels = draw(st.integers(1, 4))
     size = draw(st.integers(4, 12))
     _input(graph, "x", (draw(st.sampled_from([1, "N"])), channels, size, size))

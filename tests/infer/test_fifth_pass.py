@@ -24,6 +24,7 @@ from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import _int64_array, _ReadTensor, read_for_inference
 from onnxcraft.proto.onnx_pb2 import TensorProto
 from onnxcraft.proto.tensor import to_array
+from tests.infer.test_direct import _empty_model
 from tests.infer.test_fast_paths import assert_same
 
 INT64 = 7
@@ -106,11 +107,8 @@ def test_shape_constants_take_the_int64_path() -> None:
 def _reshapes(shapes: list[tuple[int, ...]], uses: list[int], declared: list[int]) -> bytes:
     """x of 24 floats reshaped by shape constants chosen by ``uses`` (shared between nodes),
     each node's output declared with the shape of constant ``declared[i]`` where given."""
-    model = ModelProto()
-    model.ir_version = 10
-    model.opset_import.add(domain="", version=21)
+    model = _empty_model()
     graph = model.graph
-    graph.name = "g"
     info = graph.input.add(name="x")
     info.type.tensor_type.elem_type = 1
     info.type.tensor_type.shape.dim.add(dim_value=24)
@@ -161,11 +159,8 @@ def test_shared_shape_constants_are_remembered_by_their_values() -> None:
 
 
 def _relu_then_abs() -> bytes:
-    model = ModelProto()
-    model.ir_version = 10
-    model.opset_import.add(domain="", version=13)
+    model = _empty_model(13)
     graph = model.graph
-    graph.name = "g"
     info = graph.input.add(name="x")
     info.type.tensor_type.elem_type = 1
     info.type.tensor_type.shape.dim.add(dim_value=3)

@@ -14,7 +14,7 @@ from onnxcraft.infer import graph as walk
 from onnxcraft.infer.graph import GraphInference
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import read_for_inference
-from tests.infer.test_direct import _input, _ints, _weight
+from tests.infer.test_direct import _empty_model, _input, _ints, _weight
 from tests.infer.test_fast_paths import assert_same
 
 
@@ -23,11 +23,8 @@ def _convs(draw: st.DrawFn) -> bytes:
     """A chain of convolutions, repeating (the same weight dims and input each time: their
     keys hit) or not (channel counts drawn), sometimes inconsistent (a weight's or a bias's
     channels off by one), with a declared type right or wrong."""
-    model = ModelProto()
-    model.ir_version = 10
-    model.opset_import.add(domain="", version=21)
+    model = _empty_model()
     graph = model.graph
-    graph.name = "g"
     channels = draw(st.integers(1, 4))
     size = draw(st.integers(3, 9))
     _input(graph, "x", (draw(st.sampled_from([1, "N"])), channels, size, size))
@@ -75,11 +72,8 @@ def test_drawn_convolutions_answer_as_the_plain_path(data: bytes) -> None:
 
 
 def _chain(blocks: int, repeating: bool) -> bytes:
-    model = ModelProto()
-    model.ir_version = 10
-    model.opset_import.add(domain="", version=21)
+    model = _empty_model()
     graph = model.graph
-    graph.name = "g"
     _input(graph, "x", ("N", 4, 8, 8))
     current, channels = "x", 4
     for block in range(blocks):
