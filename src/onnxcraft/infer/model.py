@@ -47,20 +47,23 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             model_ir = ir.copy_structure(model)  # tensors shared, not copied
             _infer(model_ir, None, strict, None)
             return model_ir
-        proto = model_proto(model, what="infer_shapes: model")  # read once, for the copy too
+        # A model's bytes are kept: the reader takes the nodes' attributes from them.
+        data = bytes(model) if isinstance(model, (bytes, bytearray, memoryview)) else None
+        proto = model_proto(model if data is None else data, what="infer_shapes: model")
         if proto is model:  # the caller's own message: its types are written into a copy
             proto = ModelProto()
             proto.CopyFrom(model)
         # (a message parsed here from bytes, a file or onnx's ModelProto belongs to no one else)
-        _infer_into(proto, strict)
+        _infer_into(proto, strict, data)
         # The IR read for it is freed by now, still paused: resumed, the collector finds
         # nothing new to scan (a 20k-node model's objects would take it a sixth of the time).
         return proto
 
 
-def _infer_into(proto: ModelProto, strict: bool) -> None:
-    """Infer ``proto`` and write the types into it (only types change)."""
-    model_ir, initializers, typed = read_for_inference(proto, values_up_to=VALUE_LIMIT)
+def _infer_into(proto: ModelProto, strict: bool, data: bytes | None = None) -> None:
+    """Infer ``proto`` (parsed from ``data``, if given) and write the types into it (only
+    types change)."""
+    model_ir, initializers, typed = read_for_inference(proto, values_up_to=VALUE_LIMIT, data=data)
     added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
     _infer(model_ir, initializers, strict, added, typed)
     try:

@@ -27,6 +27,7 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
+from onnxcraft.proto.encoded_nodes import encoded_nodes
 from onnxcraft.proto.onnx_pb2 import (
     AttributeProto,
     GraphProto,
@@ -232,6 +233,39 @@ class _InferenceReader(_Reader):
             for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos)
         ]
 
+    def encoded_nodes(self, protos: Sequence[Any]) -> list[ir.Node]:
+        """A graph's nodes as :meth:`nodes` reads them, from the view of
+        :mod:`onnxcraft.proto.encoded_nodes` (each attribute still its bytes)."""
+        shared = self._encoded_attributes
+        nodes = []
+        for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos):
+            if attrs:
+                encoded = tuple(attrs)
+                attributes = shared.get(encoded)
+                if attributes is None:
+                    attributes = self._decoded_attributes(encoded)
+            else:
+                attributes = []
+            nodes.append(
+                ir.Node(
+                    op_type,
+                    inputs[:],
+                    outputs[:],
+                    "" if domain == "ai.onnx" else domain,
+                    name,
+                    attributes,
+                )
+            )
+        return nodes
+
+    def _decoded_attributes(self, encoded: tuple[bytes, ...]) -> list[ir.Attribute]:
+        """The attributes of these encodings, shared as :meth:`attributes` shares them."""
+        protos = [AttributeProto.FromString(e) for e in encoded]
+        for proto in protos:
+            if proto.type not in _PLAIN_FIELD_KINDS:
+                return [self.attribute(a) for a in protos]
+        return self._shared_list(encoded, protos)
+
     def attributes(self, protos: Any) -> list[ir.Attribute]:
         """A node's attributes. Nodes of a model share a few lists of plain attributes (a
         CNN's convolutions, a few kernel sizes and paddings): each distinct list is made once
@@ -241,7 +275,10 @@ class _InferenceReader(_Reader):
             if proto.type not in _PLAIN_FIELD_KINDS:  # (a graph is costly to encode)
                 return [self.attribute(a) for a in protos]
             encodings.append(proto.SerializeToString())
-        encoded = tuple(encodings)
+        return self._shared_list(tuple(encodings), protos)
+
+    def _shared_list(self, encoded: tuple[bytes, ...], protos: Any) -> list[ir.Attribute]:
+        """The shared list of plain attributes ``protos``, encoded as ``encoded``."""
         found = self._encoded_attributes.get(encoded)
         if found is None:
             found = self._plain_attributes(protos)
@@ -280,11 +317,12 @@ class _InferenceReader(_Reader):
             found = self._shared_attributes[key] = [ir.Attribute(n, k, v) for n, k, v in plain]
         return found
 
-    def main_graph(self, proto: GraphProto) -> ir.Graph:
-        """A graph without its initializers (see :meth:`initializers`)."""
+    def main_graph(self, proto: GraphProto, encoded: Sequence[Any] | None = None) -> ir.Graph:
+        """A graph without its initializers (see :meth:`initializers`); its nodes from
+        ``encoded`` when given (see :meth:`encoded_nodes`)."""
         return ir.Graph(
             name=proto.name,
-            nodes=self.nodes(proto.node),
+            nodes=self.nodes(proto.node) if encoded is None else self.encoded_nodes(encoded),
             inputs=[self.value_info(v) for v in proto.input],
             outputs=[self.value_info(v) for v in proto.output],
             sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
@@ -335,23 +373,29 @@ class _InferenceReader(_Reader):
         return (typed, small, len(made)) if len(typed) == count else None
 
 
-def read_for_inference(proto: ModelProto, *, values_up_to: int) -> InferenceInput:
+def read_for_inference(
+    proto: ModelProto, *, values_up_to: int, data: bytes | None = None
+) -> InferenceInput:
     """``proto`` as inference needs it (see the module's docstring), to be inferred and
     written back with :func:`write_inferred_types`, not to be saved. Initializers of at most
-    ``values_up_to`` elements keep their data (decoded on first use)."""
+    ``values_up_to`` elements keep their data (decoded on first use). ``data``: the bytes
+    ``proto`` was parsed from, if at hand (the main graph's attributes are read from them,
+    :mod:`onnxcraft.proto.encoded_nodes`)."""
     reader = _InferenceReader()
+    graph = proto.graph
+    encoded = None if data is None else encoded_nodes(data, len(graph.node))
     model = ir.Model(
-        graph=reader.main_graph(proto.graph),
+        graph=reader.main_graph(graph, encoded),
         opset_imports={
             "" if o.domain == "ai.onnx" else o.domain: int(o.version) for o in proto.opset_import
         },
         ir_version=int(proto.ir_version),
         functions=[reader.function(f) for f in proto.functions],
     )
-    typed = reader.typed_initializers(proto.graph, values_up_to)
+    typed = reader.typed_initializers(graph, values_up_to)
     if typed is not None:
         return InferenceInput(model, [], typed)
-    return InferenceInput(model, reader.initializers(proto.graph, values_up_to), None)
+    return InferenceInput(model, reader.initializers(graph, values_up_to), None)
 
 
 # -- writing the types back -----------------------------------------------------------------------

@@ -1,0 +1,179 @@
+"""The inference reader takes the main graph's attributes from the model's bytes
+(``proto/encoded_nodes.py``, issue 17): it reads the same IR as from the parsed message,
+shares equal attribute lists alike, and declines models that are mostly weights.
+
+``tests/infer/test_fast_paths.py`` compares ``oc.infer_shapes`` of a model's bytes (this path)
+with the plain walk on every node-test model and thousands of corrupted ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import onnxcraft as oc
+from onnxcraft import ir
+from onnxcraft.proto import AttributeProto, ModelProto
+from onnxcraft.proto.encoded_nodes import BYTES_PER_NODE, encoded_nodes
+from onnxcraft.proto.inference import read_for_inference
+from tests.node_cases import case_names, node_tests_root
+
+A = AttributeProto
+
+
+def _read_both(data: bytes) -> tuple[ir.Model, ir.Model]:
+    proto = ModelProto.FromString(data)
+    from_message = read_for_inference(proto, values_up_to=64).model
+    from_bytes = read_for_inference(proto, values_up_to=64, data=data).model
+    return from_message, from_bytes
+
+
+def _attribute_view(attribute: ir.Attribute) -> Any:
+    """An attribute as comparable data (tensors by their arrays, graphs by their nodes)."""
+    value = attribute.value
+    if isinstance(value, ir.TensorData):
+        array = value.array()
+        value = (value.name, str(array.dtype), array.shape, array.tobytes())
+    elif isinstance(value, ir.Graph):
+        value = [_node_view(n) for n in value.nodes]
+    elif isinstance(value, list):
+        value = [_attribute_view(ir.Attribute("", attribute.type, v)) for v in value]
+    elif attribute.type in ("FLOAT", "FLOATS"):
+        value = repr(value)  # (tells -0.0 from 0.0, and a NaN equals itself)
+    return (attribute.name, attribute.type, value, attribute.ref)
+
+
+def _node_view(node: ir.Node) -> Any:
+    return (
+        node.op_type,
+        node.inputs,
+        node.outputs,
+        node.domain,
+        node.name,
+        [_attribute_view(a) for a in node.attributes],
+    )
+
+
+def _assert_same_nodes(data: bytes) -> list[ir.Node]:
+    from_message, from_bytes = _read_both(data)
+    assert [_node_view(n) for n in from_bytes.graph.nodes] == [
+        _node_view(n) for n in from_message.graph.nodes
+    ]
+    return from_bytes.graph.nodes
+
+
+@pytest.mark.parametrize("name", case_names()[::7])
+def test_node_test_models_read_alike(name: str) -> None:
+    data = (node_tests_root() / name / "model.onnx").read_bytes()
+    proto = ModelProto.FromString(data)
+    if proto.graph.node:
+        assert encoded_nodes(data, len(proto.graph.node)) is not None
+    _assert_same_nodes(data)
+
+
+def _model(
+    node_attributes: list[list[AttributeProto]], weights: int = 0, op_type: str = "Identity"
+) -> bytes:
+    """Nodes of ``op_type`` in a chain, each with the given attributes, and an initializer
+    of ``weights`` float32 values stored inline."""
+    model = ModelProto(ir_version=10)
+    model.opset_import.add(domain="", version=21)
+    graph = model.graph
+    info = graph.input.add(name="x")
+    info.type.tensor_type.elem_type = 1
+    previous = "x"
+    for i, attributes in enumerate(node_attributes):
+        node = graph.node.add(op_type=op_type, input=[previous], output=[f"y{i}"])
+        node.attribute.extend(attributes)
+        previous = f"y{i}"
+    graph.output.add(name=previous)
+    if weights:
+        graph.initializer.append(oc.from_array(np.ones(weights, np.float32), "w"))
+    return model.SerializeToString()  # type: ignore[no-any-return]
+
+
+_names = st.sampled_from(["axis", "perm", "mode", "alpha", "value", "body"])
+_floats = st.sampled_from([0.0, -0.0, 1.5, float("inf"), float("nan"), -2.0])
+
+
+@st.composite
+def _attribute(draw: st.DrawFn) -> AttributeProto:
+    name = draw(_names)
+    kind = draw(st.sampled_from(["INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS",
+                                 "TENSOR", "GRAPH", "UNSET", "REF"]))  # fmt: skip
+    if kind == "INT":
+        return A(name=name, type=A.INT, i=draw(st.integers(-(2**63), 2**63 - 1)))
+    if kind == "INTS":
+        return A(name=name, type=A.INTS, ints=draw(st.lists(st.integers(-5, 5), max_size=4)))
+    if kind == "FLOAT":
+        return A(name=name, type=A.FLOAT, f=draw(_floats))
+    if kind == "FLOATS":
+        return A(name=name, type=A.FLOATS, floats=draw(st.lists(_floats, max_size=3)))
+    if kind == "STRING":
+        return A(name=name, type=A.STRING, s=draw(st.sampled_from([b"", b"constant", b"\xc3\xa9"])))
+    if kind == "STRINGS":
+        return A(name=name, type=A.STRINGS, strings=draw(st.lists(st.sampled_from([b"a", b"bc"]))))
+    if kind == "TENSOR":
+        values = np.array(draw(st.lists(st.integers(-3, 3), min_size=1, max_size=4)), np.int64)
+        return A(name=name, type=A.TENSOR, t=oc.from_array(values, "t"))
+    if kind == "GRAPH":
+        body = A(name=name, type=A.GRAPH)
+        body.g.name = "body"
+        body.g.node.add(op_type="Identity", input=["x"], output=["z"])
+        return body
+    if kind == "UNSET":  # no type: the reader guesses it from the field that is set
+        return A(name=name, i=draw(st.integers(-3, 3)))
+    return A(name=name, type=A.INT, ref_attr_name="outer")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_attribute(), max_size=3), min_size=1, max_size=6), st.data())
+def test_drawn_attributes_read_alike_and_shared(
+    lists: list[list[AttributeProto]], data: st.DataObject
+) -> None:
+    # Some lists twice, so that equal encodings meet.
+    lists = lists + [lists[data.draw(st.integers(0, len(lists) - 1))]]
+    nodes = _assert_same_nodes(_model(lists))
+    plain = {A.INT, A.INTS, A.FLOAT, A.FLOATS, A.STRING, A.STRINGS}
+    encodings = [[a.SerializeToString() for a in attributes] for attributes in lists]
+    for i, attributes in enumerate(lists):
+        if not attributes or any(a.type not in plain or a.ref_attr_name for a in attributes):
+            continue
+        for j in range(len(lists)):
+            if encodings[j] == encodings[i]:
+                # equal plain lists are one list: the walk keys its memory by it
+                assert nodes[i].attributes is nodes[j].attributes
+
+
+def test_models_mostly_weights_are_read_from_the_message() -> None:
+    lean = _model([[A(name="axis", type=A.INT, i=1)]] * 2)
+    heavy = _model([[A(name="axis", type=A.INT, i=1)]] * 2, weights=BYTES_PER_NODE)
+    assert encoded_nodes(lean, 2) is not None
+    assert encoded_nodes(heavy, 2) is None
+    _assert_same_nodes(heavy)
+    assert encoded_nodes(lean, 3) is None  # (not the model it was said to be)
+    assert encoded_nodes(lean, 0) is None
+
+
+def test_a_graph_written_twice_is_merged_alike() -> None:
+    # Protobuf merges a message field that occurs twice: both readers see all nodes.
+    first = _model([[A(name="axis", type=A.INT, i=1)]])
+    second = _model([[A(name="perm", type=A.INTS, ints=[1, 0])]])
+    _assert_same_nodes(first + second)
+
+
+@pytest.mark.parametrize("source", ["bytes", "bytearray", "memoryview", "message"])
+def test_every_kind_of_input_infers_alike(source: str) -> None:
+    data = _model([[A(name="axis", type=A.INT, i=1)], []], op_type="Flatten")
+    given_model: Any = {
+        "bytes": data,
+        "bytearray": bytearray(data),
+        "memoryview": memoryview(data),
+        "message": ModelProto.FromString(data),
+    }[source]
+    expected = oc.infer_shapes(ModelProto.FromString(data)).SerializeToString()
+    assert oc.infer_shapes(given_model).SerializeToString() == expected
