@@ -165,9 +165,24 @@ class _InferenceReader(_Reader):
         # The same lists by their attributes' encodings: alike nodes mostly encode their
         # attributes alike, and comparing bytes costs less than reading each field.
         self._encoded_attributes: dict[tuple[bytes, ...], list[ir.Attribute]] = {}
+        self._types: dict[bytes, ValueType | None] = {}  # value types by their encoding
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
         return _ReadTensor(proto)
+
+    def value_info(self, proto: ValueInfoProto) -> ir.ValueInfo:
+        """A value's name and type, each distinct type read once (by its encoding): a model
+        that was inferred before has a value_info entry for every value, sharing a few
+        types, and reading a TypeProto's fields costs ten times encoding it."""
+        if proto.doc_string or proto.metadata_props or not proto.HasField("type"):
+            return super().value_info(proto)
+        message = proto.type
+        encoded = message.SerializeToString()
+        try:
+            found = self._types[encoded]
+        except KeyError:  # (a type read as None is an answer too)
+            found = self._types[encoded] = type_from_proto(message)
+        return ir.ValueInfo(proto.name, found)
 
     def attribute(self, proto: AttributeProto) -> ir.Attribute:
         kind = _ATTR_NAMES.get(proto.type)
