@@ -6,9 +6,11 @@ bytes, alternated, on the real-size models of ``zoo.py`` and on long chains.
 
 Each model is stripped of its value_info and of its output shapes first, so that both
 contenders infer everything; both start from the serialized model and return a model. Each
-CNN and transformer is measured twice: with its weights as external data (the graph's cost,
-what the targets are about) and inline (what a user passing a whole model pays, mostly
-copying weights).
+CNN and transformer is measured three times: with its weights as external data (the graph's
+cost, what the targets are about), inline (what a user passing a whole model pays, mostly
+copying weights), and "typed": weights external and every value's type already in
+value_info, as a model inferred before carries them (both contenders check each inferred
+type against the declared one).
 Median (best) milliseconds, and the ratio onnxcraft / onnx of the medians (of the bests).
 
 Target (issue 17): within 2x of onnx on the CNNs and the 100k chain, never above 3x.
@@ -45,8 +47,9 @@ def chain(steps: int) -> Any:
     return oc.build([x], {"y": y}, name=f"chain{steps}")
 
 
-def strip(model: Any, *, external: bool) -> bytes:
-    """The model without value_info and output shapes: inference has to find everything.
+def strip(model: Any, *, external: bool, typed: bool = False) -> bytes:
+    """The model without value_info and output shapes: inference has to find everything
+    (with ``typed``, the stripped model as onnxcraft infers it: every value typed).
 
     ``external`` moves every initializer over 1 KiB to (unwritten) external data, as large
     models are shipped: neither contender then copies the weights, and the time is the
@@ -68,6 +71,8 @@ def strip(model: Any, *, external: bool) -> bytes:
                 entry = tensor.external_data.add()
                 entry.key, entry.value = key, str(value)
             offset += size
+    if typed:
+        return oc.infer_shapes(copy).SerializeToString()  # type: ignore[no-any-return]
     return copy.SerializeToString()  # type: ignore[no-any-return]
 
 
@@ -85,10 +90,10 @@ def main() -> None:
     models += [(f"chain {n}", chain(int(n))) for n in args.chains.split(",") if n]
     print("| model | weights | nodes | onnxcraft ms | onnx ms | ratio | onnxcraft µs/node |")
     print("|---|---|---|---|---|---|---|")
-    for (name, model), external in itertools.product(models, (True, False)):
-        if name.startswith("chain") and not external:
+    for (name, model), weights in itertools.product(models, ("external", "inline", "typed")):
+        if name.startswith("chain") and weights != "external":
             continue  # a chain's constants are all small: both forms are the same
-        data = strip(model, external=external)
+        data = strip(model, external=weights != "inline", typed=weights == "typed")
         nodes = len(model.graph.node)
         times = fair.race(
             {
@@ -100,7 +105,6 @@ def main() -> None:
             args.repeat,
         )
         ours, theirs = times["onnxcraft"], times["onnx"]
-        weights = "external" if external else "inline"
         print(
             f"| {name} | {weights} | {nodes} | {fair.ms(ours)} | {fair.ms(theirs)} | "
             f"{fair.format_ratio(ours, theirs)} | {ours.median / nodes * 1e6:.1f} |",
