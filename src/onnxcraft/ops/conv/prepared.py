@@ -86,6 +86,14 @@ _PHASES_BAND_VALUES = 1 << 19
 # layout took 0.86-0.90x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
 # Winograd still wins by 12-16%; tests/benchmarks/ab_prepared_choices.py).
 _WINOGRAD_CHANNELS = 256
+# Winograd's images with at most this many 2x2 tiles (14 x 14 outputs: 49) are transformed
+# and multiplied together, their tiles side by side in the 16 products, as the im2col's
+# small images: 0.95x the time on 256 x 14 x 14 at batch 8, 0.76x on 512 x 14 x 14
+# (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
+_WINOGRAD_SIDE_BY_SIDE_TILES = 64
+# Outputs are arrays of earlier runs and steps that nothing refers to any more
+# (:mod:`onnxcraft.ops.conv.recycle`) rather than new ones.
+_RECYCLE = True
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -200,6 +208,8 @@ class PreparedConv:
         :mod:`onnxcraft.evaluate.concat_targets`) when it fits, else a new one. The layouts
         write a block of images through reshaped views, so each block must be contiguous."""
         shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
+        if out is None and _RECYCLE:
+            return self.work.results.empty(shape, x.dtype)
         if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
             return np.empty(shape, x.dtype)
         if out.flags.c_contiguous:
@@ -272,6 +282,10 @@ class PreparedConv:
         side_by_side = 1
         if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
             side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
+        if layout.name == "winograd":
+            tiles = -(-geom.out_shape[0] // 2) * -(-geom.out_shape[1] // 2)
+            if tiles <= _WINOGRAD_SIDE_BY_SIDE_TILES:  # the products' columns, per image
+                return max(1, _SIDE_BY_SIDE_COLUMNS // tiles)
         if layout.name in ("taps", "rows", "winograd"):
             return side_by_side
         taps = int(x.shape[1]) * math.prod(geom.kernel)
@@ -566,12 +580,12 @@ class PreparedConv:
         return arranged
 
     def _winograd_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo)."""
+        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo), their
+        tiles side by side in the products."""
         u = self._arranged.get("winograd")
         if u is None:
             u = self._arranged["winograd"] = winograd_weights(self.weight)
-        for n in range(x.shape[0]):
-            winograd_image(x[n], geom, u, self._bias, out[n], self.work)
+        winograd_image(x, geom, u, self._bias, out, self.work)
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
