@@ -91,9 +91,6 @@ _WINOGRAD_CHANNELS = 256
 # small images: 0.95x the time on 256 x 14 x 14 at batch 8, 0.76x on 512 x 14 x 14
 # (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
 _WINOGRAD_SIDE_BY_SIDE_TILES = 64
-# Outputs are arrays of earlier runs and steps that nothing refers to any more
-# (:mod:`onnxcraft.ops.conv.recycle`) rather than new ones.
-_RECYCLE = True
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -208,8 +205,6 @@ class PreparedConv:
         :mod:`onnxcraft.evaluate.concat_targets`) when it fits, else a new one. The layouts
         write a block of images through reshaped views, so each block must be contiguous."""
         shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
-        if out is None and _RECYCLE:
-            return self.work.results.empty(shape, x.dtype)
         if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
             return np.empty(shape, x.dtype)
         if out.flags.c_contiguous:

@@ -17,8 +17,6 @@ import threading
 
 import numpy as np
 
-from onnxcraft.ops.conv.recycle import RecycledArrays
-
 __all__ = ["WorkingArrays"]
 
 
@@ -27,7 +25,6 @@ class WorkingArrays(threading.local):
 
     def __init__(self) -> None:
         self.blocks: dict[str, np.ndarray] = {}
-        self.results = RecycledArrays()  # the convolutions' outputs, once nothing reads them
 
     def take(self, purpose: str, shape: tuple[int, ...], dtype: np.dtype[np.generic]) -> np.ndarray:
         """An uninitialised C-contiguous array of ``shape`` for ``purpose``, valid until this
