@@ -271,7 +271,8 @@ class PreparedConv:
         DenseNet and ResNet at batch 8, and their products outgrow the cache), except for
         outputs of a few dozen positions in the im2col and taps layouts, whose products
         run much faster over several images' columns (0.78x for DenseNet's 7x7 taps at
-        batch 8; 1.05-1.3x at 14x14 and 28x28)."""
+        batch 8; 1.05-1.3x at 14x14 and 28x28), and Winograd's images of up to 64 tiles
+        (14 x 14 outputs), whose 16 products likewise."""
         geom = layout.geom
         positions = math.prod(geom.out_shape)
         side_by_side = 1
