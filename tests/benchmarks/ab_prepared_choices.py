@@ -1,7 +1,7 @@
 """The prepared convolutions' tuned choices, each against its alternative, in one process.
 
     python tests/benchmarks/ab_prepared_choices.py [--rounds 31] [--batches 1,8]
-                                                   [--only winograd,bands,side]
+                                                   [--only winograd,bands,side,winograd_side]
 
 Every choice is a module constant of ``ops/conv/prepared.py`` (or a layout forced, for
 Winograd); one ``PreparedConv`` runs with the constant as it is and as it would otherwise
@@ -14,7 +14,9 @@ machine), one thread, numpy's BLAS pinned (fair.py):
 - ``bands``: the phases layout's bands of 2^19 values against 2^17 on the 7x7 stem
   (``_PHASES_BAND_VALUES``);
 - ``side``: the batch's images side by side in one product against a product per image
-  (``_SIDE_BY_SIDE_POSITIONS``), the 7x7 stages' convolutions (batch 1 is left out).
+  (``_SIDE_BY_SIDE_POSITIONS``), the 7x7 stages' convolutions (batch 1 is left out);
+- ``winograd_side``: Winograd's images of a few dozen tiles side by side in its 16 products
+  against one image at a time (``_WINOGRAD_SIDE_BY_SIDE_TILES``; batch 1 is left out).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ SIDE = [(512, 7, 2048, 1, 1, True), (2048, 7, 512, 1, 1, False), (512, 7, 512, 3
 SIDE += [(512, 14, 512, 3, 2, False), (1024, 14, 2048, 1, 2, False), (232, 7, 232, 1, 1, False)]
 SIDE += [(128, 7, 32, 3, 1, False)]  # DenseNet's, in the taps layout
 SIDE += [(1024, 14, 256, 1, 1, False)]  # 14 x 14: left to the product per image
+# Winograd's 14 x 14 outputs (49 tiles), and 28 x 28 (196 tiles: one image at a time either way)
+WINOGRAD_SIDE = [(256, 14, 256, 3, 1, False), (512, 14, 512, 3, 1, False)]
+WINOGRAD_SIDE += [(256, 28, 256, 3, 1, False)]
 
 
 def _conv(shape: tuple[int, ...], batch: int) -> tuple[PreparedConv, tuple[Any, ...]]:
@@ -95,7 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--batches", default="1,8")
-    parser.add_argument("--only", default="winograd,bands,side")
+    parser.add_argument("--only", default="winograd,bands,side,winograd_side")
     args = parser.parse_args()
     print(fair.describe_machine(fair.pin_threads(1)))
     print("| choice | shape | batch | as it is ms | the other ms | as it is / the other |")
@@ -107,6 +112,8 @@ def main() -> None:
             cases += [(name, s) for s in shapes if name in chosen]
         if batch > 1 and "side" in chosen:
             cases += [("side", s) for s in SIDE]
+        if batch > 1 and "winograd_side" in chosen:
+            cases += [("winograd_side", s) for s in WINOGRAD_SIDE]
         for name, shape in cases:
             conv, call = _conv(shape, batch)
             conv(*call)
@@ -115,6 +122,11 @@ def main() -> None:
                 now = _layout(conv, call[0], picked)
                 other = _layout(conv, call[0], "rows" if picked == "winograd" else "winograd")
                 name = f"winograd ({picked} chosen)"
+            elif name == "winograd_side":
+                _layout(conv, call[0], "winograd")()
+                tiles = module._WINOGRAD_SIDE_BY_SIDE_TILES
+                now = _constant("_WINOGRAD_SIDE_BY_SIDE_TILES", tiles)
+                other = _constant("_WINOGRAD_SIDE_BY_SIDE_TILES", 0)
             elif name == "bands":
                 now = _constant("_PHASES_BAND_VALUES", module._PHASES_BAND_VALUES)
                 other = _constant("_PHASES_BAND_VALUES", 1 << 17)

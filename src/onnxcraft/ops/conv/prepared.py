@@ -86,6 +86,11 @@ _PHASES_BAND_VALUES = 1 << 19
 # layout took 0.86-0.90x Winograd's time on ResNet-50's 128 x 28 x 28, at 256 x 28 x 28
 # Winograd still wins by 12-16%; tests/benchmarks/ab_prepared_choices.py).
 _WINOGRAD_CHANNELS = 256
+# Winograd's images with at most this many 2x2 tiles (14 x 14 outputs: 49) are transformed
+# and multiplied together, their tiles side by side in the 16 products, as the im2col's
+# small images: 0.95x the time on 256 x 14 x 14 at batch 8, 0.76x on 512 x 14 x 14
+# (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
+_WINOGRAD_SIDE_BY_SIDE_TILES = 64
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
@@ -266,12 +271,17 @@ class PreparedConv:
         DenseNet and ResNet at batch 8, and their products outgrow the cache), except for
         outputs of a few dozen positions in the im2col and taps layouts, whose products
         run much faster over several images' columns (0.78x for DenseNet's 7x7 taps at
-        batch 8; 1.05-1.3x at 14x14 and 28x28)."""
+        batch 8; 1.05-1.3x at 14x14 and 28x28), and Winograd's images of up to 64 tiles
+        (14 x 14 outputs), whose 16 products likewise."""
         geom = layout.geom
         positions = math.prod(geom.out_shape)
         side_by_side = 1
         if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
             side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
+        if layout.name == "winograd":
+            tiles = -(-geom.out_shape[0] // 2) * -(-geom.out_shape[1] // 2)
+            if tiles <= _WINOGRAD_SIDE_BY_SIDE_TILES:  # the products' columns, per image
+                return max(1, _SIDE_BY_SIDE_COLUMNS // tiles)
         if layout.name in ("taps", "rows", "winograd"):
             return side_by_side
         taps = int(x.shape[1]) * math.prod(geom.kernel)
@@ -566,12 +576,12 @@ class PreparedConv:
         return arranged
 
     def _winograd_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo)."""
+        """Images (N, C, H, W) by Winograd's F(2x2, 3x3) into ``out`` (N, M, Ho, Wo), their
+        tiles side by side in the products."""
         u = self._arranged.get("winograd")
         if u is None:
             u = self._arranged["winograd"] = winograd_weights(self.weight)
-        for n in range(x.shape[0]):
-            winograd_image(x[n], geom, u, self._bias, out[n], self.work)
+        winograd_image(x, geom, u, self._bias, out, self.work)
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
