@@ -35,7 +35,7 @@ from onnxcraft.ops.windows import (
 )
 from onnxcraft.types import Tensor, ValueType
 
-__all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer"]
+__all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer", "direct_context"]
 
 _INT64_MAX = 2**63 - 1  # the largest dim a type holds
 # group, declared kernel_shape, strides, dilations, pads, ceil_mode
@@ -63,10 +63,18 @@ def direct_answer(
 ) -> list[ValueType | None] | None:
     """``direct``'s answer for a node of ``op`` with these (checked) attributes, whose alike
     nodes share ``derived`` (:attr:`InferenceContext.derived`)."""
+    return direct(direct_context(op, attributes, derived), types, outputs)
+
+
+def direct_context(
+    op: OpInfo, attributes: dict[str, Any], derived: dict[Any, Any]
+) -> InferenceContext:
+    """The context the direct answers of a group of alike nodes (those sharing ``derived``)
+    read their attributes through: made once per group."""
     ctx = derived.get(_CONTEXT)
-    if ctx is None:  # one per group of alike nodes: the fast paths read attributes through it
+    if ctx is None:
         ctx = derived[_CONTEXT] = InferenceContext(op, [], [], attributes, 1, 0, derived=derived)
-    return direct(ctx, types, outputs)
+    return ctx
 
 
 def _conv(

@@ -33,11 +33,11 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.direct import DIRECT, DIRECT_FIRST, Direct, direct_answer
+from onnxcraft.infer.direct import DIRECT, DIRECT_FIRST, Direct, direct_context
 from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
-from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext
 from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.ops.math_unary.rules import same_type
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
@@ -116,6 +116,13 @@ class GraphInference:
         # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
         self._direct: dict[OpInfo, Direct] = {}
         self._direct_first: set[OpInfo] = set()  # those answered so before their key is made
+        # What a direct answer needs, by operator version and attribute list (its id; 0: no
+        # attributes), once a node of them was checked: (the list, the answer, the group's
+        # context, the least and most inputs and the most outputs of the version).
+        self._ready: dict[
+            tuple[OpInfo, int],
+            tuple[list[ir.Attribute] | None, Direct, InferenceContext, int, int, int],
+        ] = {}
         # Whether Conv is answered before its key too, chosen per walk from the model's own
         # initializers (see _typed_initializers): off unless the reader typed them.
         self._conv_first = False
@@ -313,9 +320,20 @@ class GraphInference:
                     and memo is not None
                     and not gaps
                     and (not input_values or input_values[0] is None)
-                    and (direct_types := self._direct_types(node, op, input_types)) is not None
+                    and (
+                        ready := self._ready.get(
+                            (op, id(attrs) if (attrs := node.attributes) else 0)
+                        )
+                    )
+                    is not None
+                    and (ready[0] is attrs or not attrs)  # (the list itself, not a namesake id)
+                    and ready[3] <= len(names) <= ready[4]
+                    and len(node.outputs) <= ready[5]
+                    and (direct_types := ready[1](ready[2], input_types, len(node.outputs)))
+                    is not None
                 ):
-                    # Answered directly: cheaper than the node's key (infer/direct.py).
+                    # Answered directly: cheaper than the node's key (infer/direct.py), once
+                    # an alike node checked the attribute list (see _infer_node).
                     out_types, out_values = direct_types, _NO_VALUES
                 else:
                     key = None
@@ -407,6 +425,8 @@ class GraphInference:
             given = declared.get(name) if declared else None
             if given is None:
                 types[name] = inferred
+            elif inferred is None or given == inferred:
+                types[name] = given  # (refine's answer, without wording where for nothing)
             else:
                 try:
                     types[name] = refine(given, inferred, f"{_label(node)} output {name!r}")
@@ -417,30 +437,6 @@ class GraphInference:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
-
-    def _direct_types(
-        self, node: ir.Node, op: OpInfo, input_types: list[ValueType | None]
-    ) -> list[ValueType | None] | None:
-        """The direct answer of a node of ``op`` (infer/direct.py) once an alike node checked
-        its attribute list and its operator version's arity is known (else None)."""
-        attrs = node.attributes
-        if attrs:
-            known = self._attribute_dicts.get((op, id(attrs)))
-            if known is None or known[0] is not attrs:
-                return None
-            attributes, derived = known[1], known[2]
-        else:
-            bare = self._bare_derived.get(op)
-            if bare is None:
-                return None
-            attributes, derived = _NO_ATTRIBUTES, bare
-        arity = self._arity.get(op)
-        count = len(node.inputs)
-        if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
-            return None
-        return direct_answer(
-            self._direct[op], op, attributes, derived, input_types, len(node.outputs)
-        )
 
     def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
         """An attribute list's part of the memo key, remembered with the list."""
@@ -544,12 +540,17 @@ class GraphInference:
             direct is not None
             and derived is not None  # (plain attributes, checked)
             and self.memo is not None  # (the plain path runs the rule, for comparison)
-            and (not input_values or input_values[0] is None)  # (nothing to fold)
-            and all(node.inputs)
         ):
-            found = direct_answer(direct, op, attributes, derived, input_types, len(node.outputs))
-            if found is not None:
-                return found, _NO_VALUES, False
+            ctx = direct_context(op, attributes, derived)
+            ready_key = (op, id(attrs) if attrs else 0)
+            if ready_key not in self._ready:
+                # Later alike nodes are answered directly from the node step (see node).
+                least, most, most_out = self._arity[op]
+                self._ready[ready_key] = (attrs or None, direct, ctx, least, most, most_out)
+            if (not input_values or input_values[0] is None) and all(node.inputs):
+                found = direct(ctx, input_types, len(node.outputs))  # (nothing to fold)
+                if found is not None:
+                    return found, _NO_VALUES, False
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
