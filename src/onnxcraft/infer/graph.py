@@ -123,6 +123,11 @@ class GraphInference:
             tuple[OpInfo, int],
             tuple[list[ir.Attribute] | None, Direct, InferenceContext, int, int, int],
         ] = {}
+        # Whether every type the walk starts from holds dims within int64 (read from a
+        # protobuf's int64 fields): then so does an input's type passed through, and a direct
+        # answer (it copies its inputs' dims and checks the dims it works out), which are
+        # not checked again. Not for an IR model: its initializers' dims are not bounded.
+        self._bounded = False
         # Whether Conv is answered before its key too, chosen per walk from the model's own
         # initializers (see _typed_initializers): off unless the reader typed them.
         self._conv_first = False
@@ -180,7 +185,8 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
-        if typed_initializers is not None:
+        if typed_initializers is not None:  # (the inference reader's: a protobuf's model)
+            self._bounded = True
             initializer_names = self._typed_initializers(typed_initializers, types, values)
         else:
             initializer_names = self._initializers(graph, initializers, types, values)
@@ -314,7 +320,8 @@ class GraphInference:
                     and not node.attributes
                     and (not input_values or input_values[0] is None)
                 ):
-                    out_types, out_values = [input_types[0]], _NO_VALUES
+                    # (in range when the walk's types are: the input's, unchanged)
+                    out_types, out_values, in_range = [input_types[0]], _NO_VALUES, self._bounded
                 elif (
                     op in self._direct_first
                     and memo is not None
@@ -334,7 +341,9 @@ class GraphInference:
                 ):
                     # Answered directly: cheaper than the node's key (infer/direct.py), once
                     # an alike node checked the attribute list (see _infer_node).
-                    out_types, out_values = direct_types, _NO_VALUES
+                    # (in range when the input types are: a direct answer copies their dims
+                    # and checks those it works out)
+                    out_types, out_values, in_range = direct_types, _NO_VALUES, self._bounded
                 else:
                     key = None
                     if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
