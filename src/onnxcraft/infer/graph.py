@@ -311,6 +311,29 @@ class GraphInference:
                 op = self._ops.get((domain, node.op_type, opsets.get(domain)))
                 if op is None:  # (resolved once per version, the look-up inline)
                     op = self._op(node, opsets)
+                direct_types = None
+                unkeyed = False  # whether the node is inferred without a key
+                if (
+                    op in self._direct_first
+                    and memo is not None
+                    and not gaps
+                    and (not input_values or input_values[0] is None)
+                ):
+                    attrs = node.attributes
+                    ready = self._ready.get((op, id(attrs) if attrs else 0))
+                    if ready is None:
+                        # The first node of its attribute list (alike nodes share the
+                        # reader's): later ones are answered directly, so a key would only
+                        # be made to miss.
+                        unkeyed = self._bounded
+                    elif (
+                        (ready[0] is attrs or not attrs)  # (the list itself, not a namesake)
+                        and ready[3] <= len(names) <= ready[4]
+                        and len(node.outputs) <= ready[5]
+                    ):
+                        # Answered directly: cheaper than the node's key (infer/direct.py),
+                        # once an alike node checked the attribute list (see _infer_node).
+                        direct_types = ready[1](ready[2], input_types, len(node.outputs))
                 if (
                     op in self._passing
                     and memo is not None  # (the plain path runs the rule, for comparison)
@@ -322,31 +345,18 @@ class GraphInference:
                 ):
                     # (in range when the walk's types are: the input's, unchanged)
                     out_types, out_values, in_range = [input_types[0]], _NO_VALUES, self._bounded
-                elif (
-                    op in self._direct_first
-                    and memo is not None
-                    and not gaps
-                    and (not input_values or input_values[0] is None)
-                    and (
-                        ready := self._ready.get(
-                            (op, id(attrs) if (attrs := node.attributes) else 0)
-                        )
-                    )
-                    is not None
-                    and (ready[0] is attrs or not attrs)  # (the list itself, not a namesake id)
-                    and ready[3] <= len(names) <= ready[4]
-                    and len(node.outputs) <= ready[5]
-                    and (direct_types := ready[1](ready[2], input_types, len(node.outputs)))
-                    is not None
-                ):
-                    # Answered directly: cheaper than the node's key (infer/direct.py), once
-                    # an alike node checked the attribute list (see _infer_node).
+                elif direct_types is not None:
                     # (in range when the input types are: a direct answer copies their dims
                     # and checks those it works out)
                     out_types, out_values, in_range = direct_types, _NO_VALUES, self._bounded
                 else:
                     key = None
-                    if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
+                    if (
+                        memo is not None
+                        and not unkeyed
+                        and op in self._remembered
+                        and len(names) <= _KEYED_INPUTS
+                    ):
                         # The node's memo key: what its output types depend on, unless they
                         # depend on what its known input values hold: its operator version (a
                         # standard one, whose rule is the library's), the domain's opset, its
