@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ops.conv.rules import static_conv_attributes
-from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
 from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
 from onnxcraft.ops.windows import (
@@ -35,7 +37,15 @@ from onnxcraft.ops.windows import (
 )
 from onnxcraft.types import Tensor, ValueType
 
-__all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer", "direct_context"]
+__all__ = [
+    "DIRECT",
+    "DIRECT_FIRST",
+    "VALUED_DIRECT",
+    "Direct",
+    "ValuedDirect",
+    "direct_answer",
+    "direct_context",
+]
 
 _INT64_MAX = 2**63 - 1  # the largest dim a type holds
 # group, declared kernel_shape, strides, dilations, pads, ceil_mode
@@ -47,10 +57,18 @@ _ConvParams = tuple[
 # -> the output types, or None when the rule must answer.
 Direct = Callable[[InferenceContext, list[ValueType | None], int], list[ValueType | None] | None]
 
+# A direct answer that reads the node's known input values: (the group's context, the input
+# types, the input values, how many outputs) -> the output types, or None. Its answer depends
+# on what the values hold (the walk remembers it by the values, as it does the rule's).
+ValuedDirect = Callable[
+    [InferenceContext, list[ValueType | None], list[Any], int], list[ValueType | None] | None
+]
+
 _CONTEXT = "direct context"  # the derived facts' key of the group's context
 _CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
+_ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
 
 
 def direct_answer(
@@ -222,6 +240,70 @@ def _concat(
     return [joined]
 
 
+def _reshape(
+    ctx: InferenceContext, types: list[ValueType | None], values: list[Any], outputs: int
+) -> list[ValueType | None] | None:
+    # The rule's answer for an input of known dims and a known shape of signed ints (a shape
+    # constant, as CNNs' reshapes and shuffles have), made without its general checks.
+    if outputs != 1 or len(types) != 2 or len(values) != 2 or ctx.op.since_version < 5:
+        return None  # (before version 5 the shape is an attribute: the rule)
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None:
+        return None
+    shape: tuple[int, ...] = x.shape  # type: ignore[assignment]  # (its dims checked next)
+    total = 1
+    for d in shape:
+        if type(d) is not int or d > _INT64_MAX:  # (an IR model's dims are not bounded)
+            return None
+        total *= d
+    target = values[1]
+    if type(target) is not np.ndarray:
+        if target is None or type(target) is SymbolicValue or not hasattr(target, "array"):
+            return None
+        try:  # a tensor read lazily (decoded once: the rule's reading finds it decoded)
+            target = target.array()
+        except (OnnxcraftError, ValueError, TypeError):
+            return None  # (the rule words what is wrong with it)
+        if type(target) is not np.ndarray:
+            return None
+    if target.dtype.kind != "i" or target.ndim > 1:
+        return None
+    allow_zero = ctx.derived.get(_ALLOW_ZERO)
+    if allow_zero is None:
+        try:
+            allow_zero = ctx.derived[_ALLOW_ZERO] = bool(ctx.attr("allowzero", 0))
+        except (TypeError, ValueError):
+            return None
+    dims: list[int] = []
+    unknown_at = -1
+    known = 1  # the product of the dims other than the -1
+    rank = len(shape)
+    for i, d in enumerate(target.reshape(-1).tolist()):
+        if d == 0 and not allow_zero:
+            if i >= rank:
+                return None  # (the rule says which dim is missing)
+            d = shape[i]
+        elif d == -1:
+            if unknown_at >= 0:
+                return None
+            unknown_at = i
+            dims.append(-1)
+            continue
+        elif d < -1:
+            return None
+        dims.append(d)
+        known *= d
+    if unknown_at >= 0:
+        if known == 0 or total % known:
+            return None
+        dims[unknown_at] = total // known
+        if dims[unknown_at] > _INT64_MAX:
+            return None
+    elif known != total:
+        return None
+    return [tensor(x.elem_type, tuple(dims))]
+
+
 # The standard operators answered here (every version: their rules are one per operator).
 DIRECT: dict[str, Direct] = {
     "Conv": _conv,
@@ -238,3 +320,7 @@ DIRECT: dict[str, Direct] = {
 # and ResNet-50, whose blocks repeat, 1 to 9% slower asking first), so those are answered
 # directly only when not remembered.
 DIRECT_FIRST = frozenset({"BatchNormalization", "Concat"})
+
+# Those answered from their known input values too (Reshape-5 and later: its shape input),
+# when not remembered by the values.
+VALUED_DIRECT: dict[str, ValuedDirect] = {"Reshape": _reshape}

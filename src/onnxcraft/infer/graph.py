@@ -33,7 +33,14 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.direct import DIRECT, DIRECT_FIRST, Direct, direct_context
+from onnxcraft.infer.direct import (
+    DIRECT,
+    DIRECT_FIRST,
+    VALUED_DIRECT,
+    Direct,
+    ValuedDirect,
+    direct_context,
+)
 from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
@@ -116,6 +123,7 @@ class GraphInference:
         # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
         self._direct: dict[OpInfo, Direct] = {}
         self._direct_first: set[OpInfo] = set()  # those answered so before their key is made
+        self._valued_direct: dict[OpInfo, ValuedDirect] = {}  # those answered from values
         # What a direct answer needs, by operator version and attribute list (its id; 0: no
         # attributes), once a node of them was checked: (the list, the answer, the group's
         # context, the least and most inputs and the most outputs of the version).
@@ -570,6 +578,18 @@ class GraphInference:
                 found = direct(ctx, input_types, len(node.outputs))  # (nothing to fold)
                 if found is not None:
                     return found, _NO_VALUES, False
+        elif (
+            input_values  # (some input has a known value)
+            and input_values[0] is None  # (nothing to fold)
+            and derived is not None
+            and self.memo is not None
+            and (valued := self._valued_direct.get(op)) is not None
+            and all(node.inputs)
+        ):
+            ctx = direct_context(op, attributes, derived)
+            found = valued(ctx, input_types, input_values, len(node.outputs))
+            if found is not None:
+                return found, _NO_VALUES, True  # (remembered by the values it read)
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
@@ -672,6 +692,8 @@ class GraphInference:
                 self._remembered.add(found)
             if passing:
                 self._passing.add(found)
+            if remembered and not found.domain and found.op_type in VALUED_DIRECT:
+                self._valued_direct[found] = VALUED_DIRECT[found.op_type]
             if direct is not None:
                 self._direct[found] = direct
                 if found.op_type in DIRECT_FIRST or (self._conv_first and found.op_type == "Conv"):
