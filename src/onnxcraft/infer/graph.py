@@ -456,9 +456,13 @@ class GraphInference:
                 types[name] = given  # (refine's answer, without wording where for nothing)
             else:
                 try:
-                    types[name] = refine(given, inferred, f"{_label(node)} output {name!r}")
-                except InferenceError as exc:
-                    self.problem(exc)
+                    types[name] = refine(given, inferred, "")
+                except InferenceError:
+                    # (worded only now: the node's label costs more than most merges)
+                    try:
+                        refine(given, inferred, f"{_label(node)} output {name!r}")
+                    except InferenceError as exc:
+                        self.problem(exc)
                     types[name] = given
             if i in out_values:
                 values[name] = out_values[i]
