@@ -440,7 +440,14 @@ class GraphInference:
                 )
             )
             out_types, out_values = [None] * len(node.outputs), {}
-        for i, name in enumerate(node.outputs):
+        outputs = node.outputs
+        if in_range and len(outputs) == 1 and len(out_types) == 1 and not out_values:
+            # (the common case: one output, nothing to check, merge or forget)
+            name = outputs[0]
+            if name and name not in declared and name not in values:
+                types[name] = out_types[0]
+                return
+        for i, name in enumerate(outputs):
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
