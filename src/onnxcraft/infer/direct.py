@@ -98,7 +98,8 @@ def direct_context(
 def _conv(
     ctx: InferenceContext, types: list[ValueType | None], outputs: int
 ) -> list[ValueType | None] | None:
-    # static_conv_shape's answer, its checks inline (this runs for most of a CNN's misses)
+    # static_conv_shape's answer, its checks inline (this runs for most of a CNN's misses);
+    # each dim is checked to be an int where it is first used.
     x, w = types[0], types[1]
     if type(x) is not Tensor or type(w) is not Tensor:
         return None
@@ -108,12 +109,6 @@ def _conv(
     rank = len(xs)
     if rank < 3 or len(ws) != rank:
         return None
-    for d in xs[1:]:
-        if type(d) is not int:
-            return None
-    for d in ws:
-        if type(d) is not int:
-            return None
     key = (_CONV_PARAMS, rank)
     params = ctx.derived.get(key, ())
     if params == ():
@@ -121,9 +116,11 @@ def _conv(
     if params is None:
         return None
     group, declared, strides, dilations, pads, ceil_mode = params
-    c, m = xs[1], ws[0]
+    c, m, per_group = xs[1], ws[0], ws[1]
+    if type(c) is not int or type(m) is not int or type(per_group) is not int:
+        return None
     # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
-    if c % group or m % group or ws[1] * group != c:
+    if c % group or m % group or per_group * group != c:
         return None
     kernel = ws[2:]
     if declared is not None and declared != kernel:
@@ -132,13 +129,16 @@ def _conv(
     out = [xs[0], m]
     for axis in range(nd):  # static_window_counts, inline
         size, k = xs[2 + axis], kernel[axis]
-        if k < 1:  # type: ignore[operator]
+        if type(size) is not int or type(k) is not int or k < 1:
             return None
-        span = (k - 1) * dilations[axis] + 1  # type: ignore[operator]
-        begin, end = pads[axis], pads[nd + axis]
-        if size + begin + end < span:
+        span = (k - 1) * dilations[axis] + 1
+        padded = size + pads[axis] + pads[nd + axis]
+        if padded < span:
             return None
-        count = window_count(size, begin, end, span, strides[axis], ceil_mode)  # type: ignore[arg-type]
+        if ceil_mode:
+            count = window_count(size, pads[axis], pads[nd + axis], span, strides[axis], True)
+        else:
+            count = (padded - span) // strides[axis] + 1  # (window_count's floor)
         if count > _INT64_MAX:
             return None
         out.append(count)
