@@ -147,7 +147,110 @@ def test_reshape_declines_before_version_5() -> None:
     assert VALUED_DIRECT["Reshape"](ctx, [x, None], [None, np.array([2, -1])], 1) is None
 
 
+# -- Split's direct answer against its rule ------------------------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    x=_input(),
+    value=_shape_value(),
+    axis=st.one_of(st.none(), st.integers(-5, 4)),
+    opset=st.sampled_from([11, 13, 18, 21]),
+    outputs=st.integers(1, 4),
+)
+def test_split_answers_as_its_rule(
+    x: ValueType | None, value: Any, axis: int | None, opset: int, outputs: int
+) -> None:
+    _check_split(x, value, axis, opset, outputs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dims=st.lists(st.integers(0, 6), min_size=1, max_size=4),
+    data=st.data(),
+    lazy=st.booleans(),
+)
+def test_split_at_consistent_sizes_answers_as_its_rule(
+    dims: list[int], data: st.DataObject, lazy: bool
+) -> None:
+    """Sizes that mostly add up to the axis: mostly answered directly."""
+    axis = data.draw(st.integers(-len(dims), len(dims) - 1))
+    dim = dims[axis]
+    cut = data.draw(st.integers(0, dim))
+    sizes = data.draw(st.sampled_from([[cut, dim - cut], [dim], [cut, dim - cut, 0], [dim + 1]]))
+    array = np.array(sizes, np.int64)
+    value: Any = array
+    if lazy:
+        value = _ReadTensor(
+            TensorProto(data_type=INT64, dims=[len(sizes)], raw_data=array.tobytes())
+        )
+    outputs = data.draw(st.sampled_from([len(sizes)] * 4 + [2]))
+    _check_split(Tensor(np.float32, tuple(dims)), value, axis, 21, outputs)
+
+
+def _check_split(
+    x: ValueType | None, value: Any, axis: int | None, opset: int, outputs: int
+) -> None:
+    op = _op_info("Split", opset)
+    attributes = {} if axis is None else {"axis": axis}
+    types: list[ValueType | None] = [x, Tensor(np.int64, (2,))]
+    ctx = direct_context(op, attributes, {})
+    direct = VALUED_DIRECT["Split"](ctx, types, [None, value], outputs)  # (never raises)
+    if direct is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a rule's warning would fail here
+        ruled, values, read = infer_node(
+            op, types, [None, _fresh(value)], attributes, outputs, opset, None, [True, True], {}
+        )
+    assert (ruled, values, read) == (direct, {}, True)
+
+
 # -- drawn models against the plain path ----------------------------------------------------------
+
+
+@st.composite
+def _split_chain(draw: st.DrawFn) -> bytes:
+    """Splits of a (2, 6, 4) input at constant sizes (valid or not, some shared), their parts
+    joined back or passed on, a declared type now and then (right or wrong)."""
+    model = _empty_model(draw(st.sampled_from([13, 18, 21])))
+    graph = model.graph
+    info = graph.input.add(name="x")
+    info.type.tensor_type.elem_type = 1
+    for d in (2, 6, 4):
+        info.type.tensor_type.shape.dim.add(dim_value=d)
+    choices = [(3, 3), (2, 4), (6,), (1, 5), (3, 4), (-1, 7), (2, 2, 2)]
+    sizes = draw(st.lists(st.sampled_from(choices), min_size=1, max_size=3))
+    for i, parts in enumerate(sizes):
+        tensor = graph.initializer.add(name=f"s{i}", data_type=INT64, dims=[len(parts)])
+        tensor.raw_data = np.asarray(parts, "<i8").tobytes()
+    last = "x"
+    for j in range(draw(st.integers(1, 5))):
+        use = draw(st.integers(0, len(sizes) - 1))
+        count = draw(st.sampled_from([len(sizes[use])] * 3 + [2]))
+        outs = [f"p{j}_{k}" for k in range(count)]
+        node = graph.node.add(op_type="Split", input=[last, f"s{use}"], output=outs)
+        node.attribute.add(name="axis", type=2, i=draw(st.sampled_from([1, 1, -2, 0, 3])))
+        if len(outs) > 1 and draw(st.booleans()):
+            graph.node.add(op_type="Concat", input=outs, output=[f"c{j}"]).attribute.add(
+                name="axis", type=2, i=1
+            )
+            last = f"c{j}"
+        else:
+            last = outs[0]
+        if draw(st.integers(0, 3)) == 0:
+            out = graph.value_info.add(name=last)
+            out.type.tensor_type.elem_type = 1
+            for d in draw(st.sampled_from([(2, 6, 4), (2, 3, 4)])):
+                out.type.tensor_type.shape.dim.add(dim_value=d)
+    graph.output.add(name=last)
+    return model.SerializeToString()
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_split_chain())
+def test_drawn_splits_answer_as_the_plain_path(data: bytes) -> None:
+    assert_same(data)  # (strict and not)
 
 
 @st.composite

@@ -69,6 +69,7 @@ _CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
 _ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
+_SPLIT_AXIS = "direct split axis"  # ... of Split's axis
 
 
 def direct_answer(
@@ -227,7 +228,7 @@ def _batch_norm(
     for t in types[2:]:
         if t is not scale and not (type(t) is Tensor and t.shape == (c,)):
             return None
-    return [tensor(x.elem_type, x.shape)]
+    return [x]  # (its type: the rule's answer is equal)
 
 
 def _concat(
@@ -256,17 +257,8 @@ def _reshape(
         if type(d) is not int or d > _INT64_MAX:  # (an IR model's dims are not bounded)
             return None
         total *= d
-    target = values[1]
-    if type(target) is not np.ndarray:
-        if target is None or type(target) is SymbolicValue or not hasattr(target, "array"):
-            return None
-        try:  # a tensor read lazily (decoded once: the rule's reading finds it decoded)
-            target = target.array()
-        except (OnnxcraftError, ValueError, TypeError):
-            return None  # (the rule words what is wrong with it)
-        if type(target) is not np.ndarray:
-            return None
-    if target.dtype.kind != "i" or target.ndim > 1:
+    target = _int_vector(values[1])
+    if target is None:
         return None
     allow_zero = ctx.derived.get(_ALLOW_ZERO)
     if allow_zero is None:
@@ -278,7 +270,7 @@ def _reshape(
     unknown_at = -1
     known = 1  # the product of the dims other than the -1
     rank = len(shape)
-    for i, d in enumerate(target.reshape(-1).tolist()):
+    for i, d in enumerate(target):
         if d == 0 and not allow_zero:
             if i >= rank:
                 return None  # (the rule says which dim is missing)
@@ -304,6 +296,57 @@ def _reshape(
     return [tensor(x.elem_type, tuple(dims))]
 
 
+def _split(
+    ctx: InferenceContext, types: list[ValueType | None], values: list[Any], outputs: int
+) -> list[ValueType | None] | None:
+    # The rule's answer (Split-13 and later) for an input of known dims, of rank 2 or more (a
+    # vector may carry values the rule works out), split at known sizes (a constant).
+    if len(types) != 2 or len(values) != 2 or ctx.op.since_version < 13:
+        return None
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None or len(x.shape) < 2:
+        return None
+    shape: tuple[int, ...] = x.shape  # type: ignore[assignment]  # (its dims checked next)
+    for d in shape:
+        if type(d) is not int or d > _INT64_MAX:  # (an IR model's dims are not bounded)
+            return None
+    sizes = _int_vector(values[1])
+    if sizes is None or len(sizes) != outputs:
+        return None
+    axis = ctx.derived.get(_SPLIT_AXIS)
+    if axis is None:
+        try:
+            axis = ctx.derived[_SPLIT_AXIS] = int(ctx.attr("axis", 0))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    rank = len(shape)
+    if not -rank <= axis < rank:
+        return None
+    if axis < 0:
+        axis += rank
+    if min(sizes, default=0) < 0 or sum(sizes) != shape[axis]:
+        return None
+    head, tail, elem = shape[:axis], shape[axis + 1 :], x.elem_type
+    return [tensor(elem, (*head, size, *tail)) for size in sizes]
+
+
+def _int_vector(value: Any) -> list[int] | None:
+    """A known 0-D or 1-D value of signed ints as the rules read it (``dims_value``), for an
+    array or a tensor read lazily; None for anything else (the rule answers)."""
+    if type(value) is not np.ndarray:
+        if value is None or type(value) is SymbolicValue or not hasattr(value, "array"):
+            return None
+        try:  # (decoded once: the rule's reading finds it decoded)
+            value = value.array()
+        except (OnnxcraftError, ValueError, TypeError):
+            return None  # (the rule words what is wrong with it)
+        if type(value) is not np.ndarray:
+            return None
+    if value.dtype.kind != "i" or value.ndim > 1:
+        return None
+    return value.reshape(-1).tolist()  # type: ignore[no-any-return]
+
+
 # The standard operators answered here (every version: their rules are one per operator).
 DIRECT: dict[str, Direct] = {
     "Conv": _conv,
@@ -321,6 +364,6 @@ DIRECT: dict[str, Direct] = {
 # directly only when not remembered.
 DIRECT_FIRST = frozenset({"BatchNormalization", "Concat"})
 
-# Those answered from their known input values too (Reshape-5 and later: its shape input),
-# when not remembered by the values.
-VALUED_DIRECT: dict[str, ValuedDirect] = {"Reshape": _reshape}
+# Those answered from their known input values too (Reshape-5 and later: its shape input;
+# Split-13 and later: its sizes), when not remembered by the values.
+VALUED_DIRECT: dict[str, ValuedDirect] = {"Reshape": _reshape, "Split": _split}
