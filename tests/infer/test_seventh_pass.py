@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.infer import graph as walk
-from onnxcraft.infer.direct import VALUED_DIRECT, direct_context
+from onnxcraft.infer.direct import DIRECT, VALUED_DIRECT, direct_context
 from onnxcraft.infer.engine import infer_node
 from onnxcraft.infer.graph import GraphInference
 from onnxcraft.ops.infer_api import SymbolicValue
@@ -145,6 +145,104 @@ def test_reshape_declines_before_version_5() -> None:
     ctx = direct_context(op, {"shape": [2, -1]}, {})
     x = Tensor(np.float32, (4, 6))
     assert VALUED_DIRECT["Reshape"](ctx, [x, None], [None, np.array([2, -1])], 1) is None
+
+
+# -- the one-input operators' direct answers against their rules ---------------------------------
+
+_ONE_INPUT = [
+    ("GlobalAveragePool", 21),
+    ("GlobalMaxPool", 1),
+    ("GlobalLpPool", 2),
+    ("Softmax", 1),
+    ("Softmax", 11),
+    ("Softmax", 13),
+    ("LogSoftmax", 21),
+    ("Hardmax", 11),
+    ("Flatten", 1),
+    ("Flatten", 9),
+    ("Flatten", 11),
+    ("Flatten", 21),
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    case=st.sampled_from(_ONE_INPUT),
+    x=_input(),
+    axis=st.one_of(st.none(), st.integers(-6, 6)),
+    outputs=st.sampled_from([1, 1, 1, 2]),
+)
+def test_one_input_operators_answer_as_their_rules(
+    case: tuple[str, int], x: ValueType | None, axis: int | None, outputs: int
+) -> None:
+    name, opset = case
+    op = _op_info(name, opset)
+    attributes = {} if axis is None or "axis" not in op.attributes else {"axis": axis}
+    direct = DIRECT[name](direct_context(op, attributes, {}), [x], outputs)  # (never raises)
+    if direct is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a rule's warning would fail here
+        ruled, values, read = infer_node(
+            op, [x], [None], attributes, outputs, opset, None, [True], {}
+        )
+    assert (ruled, values, read) == (direct, {}, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    case=st.sampled_from(_ONE_INPUT),
+    dims=st.lists(st.integers(0, 5), max_size=5),
+    batch=st.sampled_from([1, "N", None]),
+    axis=st.one_of(st.none(), st.integers(-3, 3)),
+)
+def test_one_input_operators_of_known_dims_answer_as_their_rules(
+    case: tuple[str, int], dims: list[int], batch: Any, axis: int | None
+) -> None:
+    """Mostly answered directly (a symbolic or unknown batch now and then)."""
+    name, opset = case
+    op = _op_info(name, opset)
+    x = Tensor(np.float32, (batch, *dims)) if dims or batch != 1 else Tensor(np.float32, ())
+    attributes = {} if axis is None or "axis" not in op.attributes else {"axis": axis}
+    direct = DIRECT[name](direct_context(op, attributes, {}), [x], 1)
+    if direct is None:
+        return
+    ruled, values, read = infer_node(op, [x], [None], attributes, 1, opset, None, [True], {})
+    assert (ruled, values, read) == (direct, {}, False)
+
+
+@st.composite
+def _head(draw: st.DrawFn) -> bytes:
+    """A classifier's head: a global pool, Flatten and Softmax (their attributes drawn, some
+    out of range), a declared output now and then (right or wrong)."""
+    opset = draw(st.sampled_from([9, 11, 13, 21]))
+    model = _empty_model(opset)
+    graph = model.graph
+    info = graph.input.add(name="x")
+    info.type.tensor_type.elem_type = 1
+    for d in draw(st.sampled_from([(1, 8, 3, 3), (2, 4, 5), (1, 8), (3,)])):
+        info.type.tensor_type.shape.dim.add(dim_value=d)
+    pool = draw(st.sampled_from(["GlobalAveragePool", "GlobalMaxPool"]))
+    graph.node.add(op_type=pool, input=["x"], output=["p"])
+    flatten = graph.node.add(op_type="Flatten", input=["p"], output=["f"])
+    if draw(st.booleans()):
+        flatten.attribute.add(name="axis", type=2, i=draw(st.integers(-5, 5)))
+    soft = graph.node.add(op_type=draw(st.sampled_from(["Softmax", "LogSoftmax"])), input=["f"])
+    soft.output.append("y")
+    if draw(st.booleans()):
+        soft.attribute.add(name="axis", type=2, i=draw(st.integers(-3, 3)))
+    out = graph.output.add(name="y")
+    if draw(st.booleans()):
+        out.type.tensor_type.elem_type = 1
+        for d in draw(st.sampled_from([(1, 8), (2, 4), (8,)])):
+            out.type.tensor_type.shape.dim.add(dim_value=d)
+    return model.SerializeToString()
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_head())
+def test_drawn_heads_answer_as_the_plain_path(data: bytes) -> None:
+    assert_same(data)  # (strict and not)
 
 
 # -- Split's direct answer against its rule ------------------------------------------------------

@@ -70,6 +70,7 @@ _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
 _ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
 _SPLIT_AXIS = "direct split axis"  # ... of Split's axis
+_AXIS = "direct axis"  # ... of Softmax's or Flatten's axis
 
 
 def direct_answer(
@@ -241,6 +242,87 @@ def _concat(
     return [joined]
 
 
+def _global_pool(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # (N, C, 1, ...): the rule's answer for an image of known rank
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or len(x.shape) < 3:
+        return None
+    n, c = x.shape[0], x.shape[1]
+    if not (_valid_dim(n) and _valid_dim(c) and _valid_type(x)):
+        return None
+    return [tensor(x.elem_type, (n, c, *(1,) * (len(x.shape) - 2)))]
+
+
+def _softmax(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # Softmax, LogSoftmax, Hardmax: the input's type once the axis fits it
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or not x.shape:
+        return None
+    axis = ctx.derived.get(_AXIS)
+    if axis is None:
+        try:
+            default = 1 if ctx.op.since_version < 13 else -1
+            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", default))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    rank = len(x.shape)
+    if ctx.op.since_version >= 11 and not -rank <= axis < rank:
+        return None
+    if not all(map(_valid_dim, x.shape)) or not _valid_type(x):
+        return None
+    return [x]  # (the rule's answer is equal)
+
+
+def _flatten(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # (the product of the dims before axis, that of the dims from it) for known dims
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or not _valid_type(x):
+        return None
+    axis = ctx.derived.get(_AXIS)
+    if axis is None:
+        try:
+            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", 1))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    shape = x.shape
+    rank = len(shape)
+    if axis < 0:
+        if ctx.op.since_version < 11:  # (Flatten-1 and -9 take [0, rank] only)
+            return None
+        axis += rank
+    if not 0 <= axis <= rank:
+        return None
+    head = tail = 1
+    for i, d in enumerate(shape):
+        if type(d) is not int or d < 0:
+            return None
+        if i < axis:
+            head *= d
+        else:
+            tail *= d
+    if head > _INT64_MAX or tail > _INT64_MAX:
+        return None
+    return [tensor(x.elem_type, (head, tail))]
+
+
+def _valid_dim(d: Any) -> bool:
+    """A dim a Tensor keeps as it is (an int within int64, a symbol, unknown)."""
+    if type(d) is int:
+        return 0 <= d <= _INT64_MAX
+    return d is None or (type(d) is str and d != "")
+
+
+def _valid_type(x: Tensor) -> bool:
+    """An element type a Tensor keeps as it is (UNDEFINED would be read as unknown)."""
+    return x.elem_type is None or x.elem_type != 0
+
+
 def _reshape(
     ctx: InferenceContext, types: list[ValueType | None], values: list[Any], outputs: int
 ) -> list[ValueType | None] | None:
@@ -355,6 +437,13 @@ DIRECT: dict[str, Direct] = {
     "LpPool": _pool,
     "BatchNormalization": _batch_norm,
     "Concat": _concat,
+    "GlobalAveragePool": _global_pool,
+    "GlobalMaxPool": _global_pool,
+    "GlobalLpPool": _global_pool,
+    "Softmax": _softmax,
+    "LogSoftmax": _softmax,
+    "Hardmax": _softmax,
+    "Flatten": _flatten,
 }
 
 # Those whose direct answer costs less than their memo key and its look-up (BatchNormalization
