@@ -400,7 +400,7 @@ def test_drawn_reshapes_answer_as_the_plain_path(data: bytes) -> None:
 
 @st.composite
 def _blocks(draw: st.DrawFn) -> bytes:
-    """Convolutions, BatchNormalizations and Concats sharing attribute lists (the reader's),
+    """Convolutions, pools, BatchNormalizations and Concats sharing attribute lists (the reader's),
     few weights per type (Conv answered before its key) or many, sometimes inconsistent."""
     model = _empty_model()
     graph = model.graph
@@ -411,8 +411,16 @@ def _blocks(draw: st.DrawFn) -> bytes:
     channels = 4
     last = "x"
     for j in range(draw(st.integers(1, 6))):
-        kind = draw(st.sampled_from(["conv", "conv", "bn", "concat"]))
-        if kind == "conv":
+        kind = draw(st.sampled_from(["conv", "conv", "bn", "concat", "pool"]))
+        if kind == "pool":  # (answered before its key where Conv is)
+            op_type = draw(st.sampled_from(["MaxPool", "AveragePool"]))
+            node = graph.node.add(op_type=op_type, input=[last], output=[f"c{j}"])
+            node.attribute.add(
+                name="kernel_shape", type=7, ints=draw(st.sampled_from([[1, 1], [3, 3], [9, 9]]))
+            )
+            if draw(st.booleans()):
+                node.attribute.add(name="pads", type=7, ints=[1, 1, 1, 1])
+        elif kind == "conv":
             wrong = draw(st.integers(0, 5)) == 0
             w = graph.initializer.add(name=f"w{j}", data_type=1, dims=[4, channels + wrong, 1, 1])
             w.raw_data = bytes(4 * 4 * (channels + wrong))

@@ -87,6 +87,8 @@ _KEYED_INPUTS = 8
 # Conv is answered before its key in a walk whose initializers number at most this many per
 # distinct type (SqueezeNet 2.0, BN-Inception 4.3; ResNet-50 9.5, ShuffleNet v2 14.5).
 _CONV_FIRST_SHARING = 6
+# The operators answered before their key in such a walk: its windows seldom repeat either.
+_WINDOWED = frozenset({"Conv", "MaxPool", "AveragePool", "LpPool"})
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
 _NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
@@ -707,7 +709,9 @@ class GraphInference:
                 self._valued_direct[found] = VALUED_DIRECT[found.op_type]
             if direct is not None:
                 self._direct[found] = direct
-                if found.op_type in DIRECT_FIRST or (self._conv_first and found.op_type == "Conv"):
+                if found.op_type in DIRECT_FIRST or (
+                    self._conv_first and found.op_type in _WINDOWED
+                ):
                     self._direct_first.add(found)
         return found
 
