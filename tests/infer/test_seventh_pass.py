@@ -14,19 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import onnxcraft as oc
-from onnxcraft.infer import direct
 from onnxcraft.infer import graph as walk
 from onnxcraft.infer.direct import DIRECT, VALUED_DIRECT, direct_context
 from onnxcraft.infer.engine import infer_node
 from onnxcraft.infer.graph import GraphInference
-from onnxcraft.ops.conv.rules import static_conv_attributes
 from onnxcraft.ops.infer_api import SymbolicValue
-from onnxcraft.ops.windows import static_window_params
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import _ReadTensor, read_for_inference
 from onnxcraft.proto.onnx_pb2 import TensorProto
 from onnxcraft.types import SparseTensor, Tensor, ValueType
-from tests.infer.test_direct import _empty_model, _op_info, _window_attributes
+from tests.infer.test_direct import _empty_model, _op_info
 from tests.infer.test_fast_paths import assert_same
 
 INT64 = 7
@@ -148,37 +145,6 @@ def test_reshape_declines_before_version_5() -> None:
     ctx = direct_context(op, {"shape": [2, -1]}, {})
     x = Tensor(np.float32, (4, 6))
     assert VALUED_DIRECT["Reshape"](ctx, [x, None], [None, np.array([2, -1])], 1) is None
-
-
-# -- the convolution's attributes read in one pass -----------------------------------------------
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    nd=st.integers(1, 3),
-    odd=st.booleans(),
-    group=st.one_of(st.none(), st.integers(-1, 3)),
-    opset=st.sampled_from([1, 11, 21]),
-    data=st.data(),
-)
-def test_conv_parameters_are_the_fast_paths(
-    nd: int, odd: bool, group: int | None, opset: int, data: st.DataObject
-) -> None:
-    """``_conv_params`` reads what ``static_conv_attributes`` and ``static_window_params``
-    read (the rule's fast path), or declines where either does."""
-    attributes = data.draw(_window_attributes(nd, kernel=False, odd=odd))
-    if group is not None:
-        attributes["group"] = group
-    op = _op_info("Conv", opset)
-    attributes = {k: v for k, v in attributes.items() if k in op.attributes}
-    got = direct._conv_params(direct_context(op, attributes, {}), nd)
-    ctx = direct_context(op, attributes, {})
-    read_group, declared = static_conv_attributes(ctx)
-    window = static_window_params(ctx, nd)
-    if read_group is None or read_group < 1 or window is None:
-        assert got is None
-    else:
-        assert got == (read_group, declared, *window)
 
 
 # -- the one-input operators' direct answers against their rules ---------------------------------

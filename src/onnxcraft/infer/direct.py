@@ -25,6 +25,7 @@ import numpy as np
 
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
+from onnxcraft.ops.conv.rules import static_conv_attributes
 from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
 from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
@@ -155,32 +156,12 @@ def _conv(
 
 def _conv_params(ctx: InferenceContext, nd: int) -> _ConvParams | None:
     """group, the declared kernel_shape, strides, dilations, pads and ceil_mode as the rule's
-    fast path reads them for ``nd`` spatial axes (``static_conv_attributes`` and
-    ``static_window_params``, read here in one pass: this runs for each attribute list of a
-    walk); None: it declines whatever the shapes."""
-    defined = ctx.op.attributes  # (an attribute the version lacks reads as its default)
-    try:
-        group = int(ctx.attr("group", 1))
-        kernel = ctx.attr("kernel_shape")
-        declared = tuple(map(int, kernel)) if kernel else None
-        window: list[tuple[int, ...]] = []
-        for name, length, least in (("strides", nd, 1), ("dilations", nd, 1), ("pads", 2 * nd, 0)):
-            value = ctx.attr(name) if name in defined else None
-            if value is None or len(value) == 0:
-                window.append((least,) * length)  # (the defaults: 1 and 0)
-                continue
-            values = tuple(map(int, value))
-            if len(values) != length or min(values) < least:
-                return None
-            window.append(values)
-        if "auto_pad" in defined and ctx.attr("auto_pad", "NOTSET") != "NOTSET":
-            return None
-        ceil_mode = bool(ctx.attr("ceil_mode", 0)) if "ceil_mode" in defined else False
-    except (TypeError, ValueError, OverflowError):
+    fast path reads them for ``nd`` spatial axes (None: it declines whatever the shapes)."""
+    group, declared = static_conv_attributes(ctx)
+    window = static_window_params(ctx, nd)
+    if group is None or group < 1 or window is None:
         return None
-    if group < 1:
-        return None
-    return (group, declared, window[0], window[1], window[2], ceil_mode)
+    return (group, declared, *window)
 
 
 def _pool(
