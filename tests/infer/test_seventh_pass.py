@@ -211,10 +211,33 @@ def test_one_input_operators_of_known_dims_answer_as_their_rules(
     assert (ruled, values, read) == (direct, {}, False)
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    x=_input(),
+    perm=st.one_of(st.none(), st.lists(st.integers(-1, 4), max_size=5), st.permutations(range(4))),
+    opset=st.sampled_from([1, 13, 21]),
+    outputs=st.sampled_from([1, 1, 1, 2]),
+)
+def test_transpose_answers_as_its_rule(
+    x: ValueType | None, perm: list[int] | None, opset: int, outputs: int
+) -> None:
+    op = _op_info("Transpose", opset)
+    attributes = {} if perm is None else {"perm": tuple(perm)}
+    direct = DIRECT["Transpose"](direct_context(op, attributes, {}), [x], outputs)
+    if direct is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a rule's warning would fail here
+        ruled, values, read = infer_node(
+            op, [x], [None], attributes, outputs, opset, None, [True], {}
+        )
+    assert (ruled, values, read) == (direct, {}, False)
+
+
 @st.composite
 def _head(draw: st.DrawFn) -> bytes:
-    """A classifier's head: a global pool, Flatten and Softmax (their attributes drawn, some
-    out of range), a declared output now and then (right or wrong)."""
+    """A classifier's head: Transpose, a global pool, Flatten and Softmax (their attributes
+    drawn, some out of range), a declared output now and then (right or wrong)."""
     opset = draw(st.sampled_from([9, 11, 13, 21]))
     model = _empty_model(opset)
     graph = model.graph
@@ -222,8 +245,13 @@ def _head(draw: st.DrawFn) -> bytes:
     info.type.tensor_type.elem_type = 1
     for d in draw(st.sampled_from([(1, 8, 3, 3), (2, 4, 5), (1, 8), (3,)])):
         info.type.tensor_type.shape.dim.add(dim_value=d)
+    shuffled = graph.node.add(op_type="Transpose", input=["x"], output=["t"])
+    if draw(st.booleans()):
+        shuffled.attribute.add(
+            name="perm", type=7, ints=draw(st.sampled_from([[0, 1, 2, 3], [1, 0, 3, 2], [0, 2, 1]]))
+        )
     pool = draw(st.sampled_from(["GlobalAveragePool", "GlobalMaxPool"]))
-    graph.node.add(op_type=pool, input=["x"], output=["p"])
+    graph.node.add(op_type=pool, input=["t"], output=["p"])
     flatten = graph.node.add(op_type="Flatten", input=["p"], output=["f"])
     if draw(st.booleans()):
         flatten.attribute.add(name="axis", type=2, i=draw(st.integers(-5, 5)))

@@ -71,6 +71,7 @@ _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial
 _ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
 _SPLIT_AXIS = "direct split axis"  # ... of Split's axis
 _AXIS = "direct axis"  # ... of Softmax's or Flatten's axis
+_PERM = "direct perm"  # ... of Transpose's perm
 
 
 def direct_answer(
@@ -311,6 +312,28 @@ def _flatten(
     return [tensor(x.elem_type, (head, tail))]
 
 
+def _transpose(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # The input's dims permuted, for a perm that is one (ShuffleNet's channel shuffles)
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None:
+        return None
+    shape = x.shape
+    perm = ctx.derived.get(_PERM)
+    if perm is None:
+        given = ctx.attr("perm")
+        try:
+            perm = ctx.derived[_PERM] = None if given is None else tuple(map(int, given))
+        except (TypeError, ValueError, OverflowError):
+            return None
+        if perm is None:
+            return None  # (no perm: the rule reverses the axes)
+    if sorted(perm) != list(range(len(shape))):
+        return None
+    return [tensor(x.elem_type, tuple([shape[p] for p in perm]))]
+
+
 def _valid_dim(d: Any) -> bool:
     """A dim a Tensor keeps as it is (an int within int64, a symbol, unknown)."""
     if type(d) is int:
@@ -444,6 +467,7 @@ DIRECT: dict[str, Direct] = {
     "LogSoftmax": _softmax,
     "Hardmax": _softmax,
     "Flatten": _flatten,
+    "Transpose": _transpose,
 }
 
 # Those whose direct answer costs less than their memo key and its look-up (BatchNormalization
