@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ops.conv.rules import static_conv_attributes
-from onnxcraft.ops.infer_api import InferenceContext
+from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
 from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
 from onnxcraft.ops.windows import (
@@ -35,7 +37,15 @@ from onnxcraft.ops.windows import (
 )
 from onnxcraft.types import Tensor, ValueType
 
-__all__ = ["DIRECT", "DIRECT_FIRST", "Direct", "direct_answer"]
+__all__ = [
+    "DIRECT",
+    "DIRECT_FIRST",
+    "VALUED_DIRECT",
+    "Direct",
+    "ValuedDirect",
+    "direct_answer",
+    "direct_context",
+]
 
 _INT64_MAX = 2**63 - 1  # the largest dim a type holds
 # group, declared kernel_shape, strides, dilations, pads, ceil_mode
@@ -47,10 +57,21 @@ _ConvParams = tuple[
 # -> the output types, or None when the rule must answer.
 Direct = Callable[[InferenceContext, list[ValueType | None], int], list[ValueType | None] | None]
 
+# A direct answer that reads the node's known input values: (the group's context, the input
+# types, the input values, how many outputs) -> the output types, or None. Its answer depends
+# on what the values hold (the walk remembers it by the values, as it does the rule's).
+ValuedDirect = Callable[
+    [InferenceContext, list[ValueType | None], list[Any], int], list[ValueType | None] | None
+]
+
 _CONTEXT = "direct context"  # the derived facts' key of the group's context
 _CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
+_ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
+_SPLIT_AXIS = "direct split axis"  # ... of Split's axis
+_AXIS = "direct axis"  # ... of Softmax's or Flatten's axis
+_PERM = "direct perm"  # ... of Transpose's perm
 
 
 def direct_answer(
@@ -63,16 +84,25 @@ def direct_answer(
 ) -> list[ValueType | None] | None:
     """``direct``'s answer for a node of ``op`` with these (checked) attributes, whose alike
     nodes share ``derived`` (:attr:`InferenceContext.derived`)."""
+    return direct(direct_context(op, attributes, derived), types, outputs)
+
+
+def direct_context(
+    op: OpInfo, attributes: dict[str, Any], derived: dict[Any, Any]
+) -> InferenceContext:
+    """The context the direct answers of a group of alike nodes (those sharing ``derived``)
+    read their attributes through: made once per group."""
     ctx = derived.get(_CONTEXT)
-    if ctx is None:  # one per group of alike nodes: the fast paths read attributes through it
+    if ctx is None:
         ctx = derived[_CONTEXT] = InferenceContext(op, [], [], attributes, 1, 0, derived=derived)
-    return direct(ctx, types, outputs)
+    return ctx
 
 
 def _conv(
     ctx: InferenceContext, types: list[ValueType | None], outputs: int
 ) -> list[ValueType | None] | None:
-    # static_conv_shape's answer, its checks inline (this runs for most of a CNN's misses)
+    # static_conv_shape's answer, its checks inline (this runs for most of a CNN's misses);
+    # each dim is checked to be an int where it is first used.
     x, w = types[0], types[1]
     if type(x) is not Tensor or type(w) is not Tensor:
         return None
@@ -82,12 +112,6 @@ def _conv(
     rank = len(xs)
     if rank < 3 or len(ws) != rank:
         return None
-    for d in xs[1:]:
-        if type(d) is not int:
-            return None
-    for d in ws:
-        if type(d) is not int:
-            return None
     key = (_CONV_PARAMS, rank)
     params = ctx.derived.get(key, ())
     if params == ():
@@ -95,9 +119,11 @@ def _conv(
     if params is None:
         return None
     group, declared, strides, dilations, pads, ceil_mode = params
-    c, m = xs[1], ws[0]
+    c, m, per_group = xs[1], ws[0], ws[1]
+    if type(c) is not int or type(m) is not int or type(per_group) is not int:
+        return None
     # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
-    if c % group or m % group or ws[1] * group != c:
+    if c % group or m % group or per_group * group != c:
         return None
     kernel = ws[2:]
     if declared is not None and declared != kernel:
@@ -106,13 +132,16 @@ def _conv(
     out = [xs[0], m]
     for axis in range(nd):  # static_window_counts, inline
         size, k = xs[2 + axis], kernel[axis]
-        if k < 1:  # type: ignore[operator]
+        if type(size) is not int or type(k) is not int or k < 1:
             return None
-        span = (k - 1) * dilations[axis] + 1  # type: ignore[operator]
-        begin, end = pads[axis], pads[nd + axis]
-        if size + begin + end < span:
+        span = (k - 1) * dilations[axis] + 1
+        padded = size + pads[axis] + pads[nd + axis]
+        if padded < span:
             return None
-        count = window_count(size, begin, end, span, strides[axis], ceil_mode)  # type: ignore[arg-type]
+        if ceil_mode:
+            count = window_count(size, pads[axis], pads[nd + axis], span, strides[axis], True)
+        else:
+            count = (padded - span) // strides[axis] + 1  # (window_count's floor)
         if count > _INT64_MAX:
             return None
         out.append(count)
@@ -201,7 +230,7 @@ def _batch_norm(
     for t in types[2:]:
         if t is not scale and not (type(t) is Tensor and t.shape == (c,)):
             return None
-    return [tensor(x.elem_type, x.shape)]
+    return [x]  # (its type: the rule's answer is equal)
 
 
 def _concat(
@@ -214,6 +243,215 @@ def _concat(
     return [joined]
 
 
+def _global_pool(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # (N, C, 1, ...): the rule's answer for an image of known rank
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or len(x.shape) < 3:
+        return None
+    n, c = x.shape[0], x.shape[1]
+    if not (_valid_dim(n) and _valid_dim(c) and _valid_type(x)):
+        return None
+    return [tensor(x.elem_type, (n, c, *(1,) * (len(x.shape) - 2)))]
+
+
+def _softmax(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # Softmax, LogSoftmax, Hardmax: the input's type once the axis fits it
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or not x.shape:
+        return None
+    axis = ctx.derived.get(_AXIS)
+    if axis is None:
+        try:
+            default = 1 if ctx.op.since_version < 13 else -1
+            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", default))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    rank = len(x.shape)
+    if ctx.op.since_version >= 11 and not -rank <= axis < rank:
+        return None
+    if not all(map(_valid_dim, x.shape)) or not _valid_type(x):
+        return None
+    return [x]  # (the rule's answer is equal)
+
+
+def _flatten(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # (the product of the dims before axis, that of the dims from it) for known dims
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None or not _valid_type(x):
+        return None
+    axis = ctx.derived.get(_AXIS)
+    if axis is None:
+        try:
+            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", 1))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    shape = x.shape
+    rank = len(shape)
+    if axis < 0:
+        if ctx.op.since_version < 11:  # (Flatten-1 and -9 take [0, rank] only)
+            return None
+        axis += rank
+    if not 0 <= axis <= rank:
+        return None
+    head = tail = 1
+    for i, d in enumerate(shape):
+        if type(d) is not int or d < 0:
+            return None
+        if i < axis:
+            head *= d
+        else:
+            tail *= d
+    if head > _INT64_MAX or tail > _INT64_MAX:
+        return None
+    return [tensor(x.elem_type, (head, tail))]
+
+
+def _transpose(
+    ctx: InferenceContext, types: list[ValueType | None], outputs: int
+) -> list[ValueType | None] | None:
+    # The input's dims permuted, for a perm that is one (ShuffleNet's channel shuffles)
+    x = types[0]
+    if outputs != 1 or type(x) is not Tensor or x.shape is None:
+        return None
+    shape = x.shape
+    perm = ctx.derived.get(_PERM)
+    if perm is None:
+        given = ctx.attr("perm")
+        try:
+            perm = ctx.derived[_PERM] = None if given is None else tuple(map(int, given))
+        except (TypeError, ValueError, OverflowError):
+            return None
+        if perm is None:
+            return None  # (no perm: the rule reverses the axes)
+    if sorted(perm) != list(range(len(shape))):
+        return None
+    return [tensor(x.elem_type, tuple([shape[p] for p in perm]))]
+
+
+def _valid_dim(d: Any) -> bool:
+    """A dim a Tensor keeps as it is (an int within int64, a symbol, unknown)."""
+    if type(d) is int:
+        return 0 <= d <= _INT64_MAX
+    return d is None or (type(d) is str and d != "")
+
+
+def _valid_type(x: Tensor) -> bool:
+    """An element type a Tensor keeps as it is (UNDEFINED would be read as unknown)."""
+    return x.elem_type is None or x.elem_type != 0
+
+
+def _reshape(
+    ctx: InferenceContext, types: list[ValueType | None], values: list[Any], outputs: int
+) -> list[ValueType | None] | None:
+    # The rule's answer for an input of known dims and a known shape of signed ints (a shape
+    # constant, as CNNs' reshapes and shuffles have), made without its general checks.
+    if outputs != 1 or len(types) != 2 or len(values) != 2 or ctx.op.since_version < 5:
+        return None  # (before version 5 the shape is an attribute: the rule)
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None:
+        return None
+    shape: tuple[int, ...] = x.shape  # type: ignore[assignment]  # (its dims checked next)
+    total = 1
+    for d in shape:
+        if type(d) is not int or d > _INT64_MAX:  # (an IR model's dims are not bounded)
+            return None
+        total *= d
+    target = _int_vector(values[1])
+    if target is None:
+        return None
+    allow_zero = ctx.derived.get(_ALLOW_ZERO)
+    if allow_zero is None:
+        try:
+            allow_zero = ctx.derived[_ALLOW_ZERO] = bool(ctx.attr("allowzero", 0))
+        except (TypeError, ValueError):
+            return None
+    dims: list[int] = []
+    unknown_at = -1
+    known = 1  # the product of the dims other than the -1
+    rank = len(shape)
+    for i, d in enumerate(target):
+        if d == 0 and not allow_zero:
+            if i >= rank:
+                return None  # (the rule says which dim is missing)
+            d = shape[i]
+        elif d == -1:
+            if unknown_at >= 0:
+                return None
+            unknown_at = i
+            dims.append(-1)
+            continue
+        elif d < -1:
+            return None
+        dims.append(d)
+        known *= d
+    if unknown_at >= 0:
+        if known == 0 or total % known:
+            return None
+        dims[unknown_at] = total // known
+        if dims[unknown_at] > _INT64_MAX:
+            return None
+    elif known != total:
+        return None
+    return [tensor(x.elem_type, tuple(dims))]
+
+
+def _split(
+    ctx: InferenceContext, types: list[ValueType | None], values: list[Any], outputs: int
+) -> list[ValueType | None] | None:
+    # The rule's answer (Split-13 and later) for an input of known dims, of rank 2 or more (a
+    # vector may carry values the rule works out), split at known sizes (a constant).
+    if len(types) != 2 or len(values) != 2 or ctx.op.since_version < 13:
+        return None
+    x = types[0]
+    if type(x) is not Tensor or x.shape is None or len(x.shape) < 2:
+        return None
+    shape: tuple[int, ...] = x.shape  # type: ignore[assignment]  # (its dims checked next)
+    for d in shape:
+        if type(d) is not int or d > _INT64_MAX:  # (an IR model's dims are not bounded)
+            return None
+    sizes = _int_vector(values[1])
+    if sizes is None or len(sizes) != outputs:
+        return None
+    axis = ctx.derived.get(_SPLIT_AXIS)
+    if axis is None:
+        try:
+            axis = ctx.derived[_SPLIT_AXIS] = int(ctx.attr("axis", 0))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    rank = len(shape)
+    if not -rank <= axis < rank:
+        return None
+    if axis < 0:
+        axis += rank
+    if min(sizes, default=0) < 0 or sum(sizes) != shape[axis]:
+        return None
+    head, tail, elem = shape[:axis], shape[axis + 1 :], x.elem_type
+    return [tensor(elem, (*head, size, *tail)) for size in sizes]
+
+
+def _int_vector(value: Any) -> list[int] | None:
+    """A known 0-D or 1-D value of signed ints as the rules read it (``dims_value``), for an
+    array or a tensor read lazily; None for anything else (the rule answers)."""
+    if type(value) is not np.ndarray:
+        if value is None or type(value) is SymbolicValue or not hasattr(value, "array"):
+            return None
+        try:  # (decoded once: the rule's reading finds it decoded)
+            value = value.array()
+        except (OnnxcraftError, ValueError, TypeError):
+            return None  # (the rule words what is wrong with it)
+        if type(value) is not np.ndarray:
+            return None
+    if value.dtype.kind != "i" or value.ndim > 1:
+        return None
+    return value.reshape(-1).tolist()  # type: ignore[no-any-return]
+
+
 # The standard operators answered here (every version: their rules are one per operator).
 DIRECT: dict[str, Direct] = {
     "Conv": _conv,
@@ -222,6 +460,14 @@ DIRECT: dict[str, Direct] = {
     "LpPool": _pool,
     "BatchNormalization": _batch_norm,
     "Concat": _concat,
+    "GlobalAveragePool": _global_pool,
+    "GlobalMaxPool": _global_pool,
+    "GlobalLpPool": _global_pool,
+    "Softmax": _softmax,
+    "LogSoftmax": _softmax,
+    "Hardmax": _softmax,
+    "Flatten": _flatten,
+    "Transpose": _transpose,
 }
 
 # Those whose direct answer costs less than their memo key and its look-up (BatchNormalization
@@ -230,3 +476,7 @@ DIRECT: dict[str, Direct] = {
 # and ResNet-50, whose blocks repeat, 1 to 9% slower asking first), so those are answered
 # directly only when not remembered.
 DIRECT_FIRST = frozenset({"BatchNormalization", "Concat"})
+
+# Those answered from their known input values too (Reshape-5 and later: its shape input;
+# Split-13 and later: its sizes), when not remembered by the values.
+VALUED_DIRECT: dict[str, ValuedDirect] = {"Reshape": _reshape, "Split": _split}

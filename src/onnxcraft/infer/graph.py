@@ -33,11 +33,18 @@ from onnxcraft.core.refine import refine
 from onnxcraft.dtypes import ElementType
 from onnxcraft.errors import InferenceError, OnnxcraftError
 from onnxcraft.evaluate.spec_functions import function_from_spec
-from onnxcraft.infer.direct import DIRECT, DIRECT_FIRST, Direct, direct_answer
+from onnxcraft.infer.direct import (
+    DIRECT,
+    DIRECT_FIRST,
+    VALUED_DIRECT,
+    Direct,
+    ValuedDirect,
+    direct_context,
+)
 from onnxcraft.infer.engine import infer_node, rule_of
 from onnxcraft.infer.rules import has_user_rule
 from onnxcraft.ops.control.rules import merge_types
-from onnxcraft.ops.infer_api import VALUE_LIMIT
+from onnxcraft.ops.infer_api import VALUE_LIMIT, InferenceContext
 from onnxcraft.ops.infer_common import tensor as _tensor
 from onnxcraft.ops.math_unary.rules import same_type
 from onnxcraft.types import Sequence, SparseTensor, Tensor, ValueType
@@ -80,6 +87,8 @@ _KEYED_INPUTS = 8
 # Conv is answered before its key in a walk whose initializers number at most this many per
 # distinct type (SqueezeNet 2.0, BN-Inception 4.3; ResNet-50 9.5, ShuffleNet v2 14.5).
 _CONV_FIRST_SHARING = 6
+# The operators answered before their key in such a walk: its windows seldom repeat either.
+_WINDOWED = frozenset({"Conv", "MaxPool", "AveragePool", "LpPool"})
 _NO_VALUES: dict[int, Any] = {}  # the output values of a remembered node (never written to)
 _NO_ATTRIBUTES: dict[str, Any] = {}  # the attributes of a node without any (rules only read)
 
@@ -116,6 +125,19 @@ class GraphInference:
         # (infer/direct.py: Conv, BatchNormalization, Concat, the windowed pools).
         self._direct: dict[OpInfo, Direct] = {}
         self._direct_first: set[OpInfo] = set()  # those answered so before their key is made
+        self._valued_direct: dict[OpInfo, ValuedDirect] = {}  # those answered from values
+        # What a direct answer needs, by operator version and attribute list (its id; 0: no
+        # attributes), once a node of them was checked: (the list, the answer, the group's
+        # context, the least and most inputs and the most outputs of the version).
+        self._ready: dict[
+            tuple[OpInfo, int],
+            tuple[list[ir.Attribute] | None, Direct, InferenceContext, int, int, int],
+        ] = {}
+        # Whether every type the walk starts from holds dims within int64 (read from a
+        # protobuf's int64 fields): then so does an input's type passed through, and a direct
+        # answer (it copies its inputs' dims and checks the dims it works out), which are
+        # not checked again. Not for an IR model: its initializers' dims are not bounded.
+        self._bounded = False
         # Whether Conv is answered before its key too, chosen per walk from the model's own
         # initializers (see _typed_initializers): off unless the reader typed them.
         self._conv_first = False
@@ -173,7 +195,8 @@ class GraphInference:
                 values.pop(info.name, None)  # an input hides an outer value of the same name
             else:
                 values[info.name] = value
-        if typed_initializers is not None:
+        if typed_initializers is not None:  # (the inference reader's: a protobuf's model)
+            self._bounded = True
             initializer_names = self._typed_initializers(typed_initializers, types, values)
         else:
             initializer_names = self._initializers(graph, initializers, types, values)
@@ -298,6 +321,29 @@ class GraphInference:
                 op = self._ops.get((domain, node.op_type, opsets.get(domain)))
                 if op is None:  # (resolved once per version, the look-up inline)
                     op = self._op(node, opsets)
+                direct_types = None
+                unkeyed = False  # whether the node is inferred without a key
+                if (
+                    op in self._direct_first
+                    and memo is not None
+                    and not gaps
+                    and (not input_values or input_values[0] is None)
+                ):
+                    attrs = node.attributes
+                    ready = self._ready.get((op, id(attrs) if attrs else 0))
+                    if ready is None:
+                        # The first node of its attribute list (alike nodes share the
+                        # reader's): later ones are answered directly, so a key would only
+                        # be made to miss.
+                        unkeyed = self._bounded
+                    elif (
+                        (ready[0] is attrs or not attrs)  # (the list itself, not a namesake)
+                        and ready[3] <= len(names) <= ready[4]
+                        and len(node.outputs) <= ready[5]
+                    ):
+                        # Answered directly: cheaper than the node's key (infer/direct.py),
+                        # once an alike node checked the attribute list (see _infer_node).
+                        direct_types = ready[1](ready[2], input_types, len(node.outputs))
                 if (
                     op in self._passing
                     and memo is not None  # (the plain path runs the rule, for comparison)
@@ -307,19 +353,20 @@ class GraphInference:
                     and not node.attributes
                     and (not input_values or input_values[0] is None)
                 ):
-                    out_types, out_values = [input_types[0]], _NO_VALUES
-                elif (
-                    op in self._direct_first
-                    and memo is not None
-                    and not gaps
-                    and (not input_values or input_values[0] is None)
-                    and (direct_types := self._direct_types(node, op, input_types)) is not None
-                ):
-                    # Answered directly: cheaper than the node's key (infer/direct.py).
-                    out_types, out_values = direct_types, _NO_VALUES
+                    # (in range when the walk's types are: the input's, unchanged)
+                    out_types, out_values, in_range = [input_types[0]], _NO_VALUES, self._bounded
+                elif direct_types is not None:
+                    # (in range when the input types are: a direct answer copies their dims
+                    # and checks those it works out)
+                    out_types, out_values, in_range = direct_types, _NO_VALUES, self._bounded
                 else:
                     key = None
-                    if memo is not None and op in self._remembered and len(names) <= _KEYED_INPUTS:
+                    if (
+                        memo is not None
+                        and not unkeyed
+                        and op in self._remembered
+                        and len(names) <= _KEYED_INPUTS
+                    ):
                         # The node's memo key: what its output types depend on, unless they
                         # depend on what its known input values hold: its operator version (a
                         # standard one, whose rule is the library's), the domain's opset, its
@@ -395,7 +442,14 @@ class GraphInference:
                 )
             )
             out_types, out_values = [None] * len(node.outputs), {}
-        for i, name in enumerate(node.outputs):
+        outputs = node.outputs
+        if in_range and len(outputs) == 1 and len(out_types) == 1 and not out_values:
+            # (the common case: one output, nothing to check, merge or forget)
+            name = outputs[0]
+            if name and name not in declared and name not in values:
+                types[name] = out_types[0]
+                return
+        for i, name in enumerate(outputs):
             if not name:
                 continue
             inferred = out_types[i] if i < len(out_types) else None
@@ -407,40 +461,22 @@ class GraphInference:
             given = declared.get(name) if declared else None
             if given is None:
                 types[name] = inferred
+            elif inferred is None or given == inferred:
+                types[name] = given  # (refine's answer, without wording where for nothing)
             else:
                 try:
-                    types[name] = refine(given, inferred, f"{_label(node)} output {name!r}")
-                except InferenceError as exc:
-                    self.problem(exc)
+                    types[name] = refine(given, inferred, "")
+                except InferenceError:
+                    # (worded only now: the node's label costs more than most merges)
+                    try:
+                        refine(given, inferred, f"{_label(node)} output {name!r}")
+                    except InferenceError as exc:
+                        self.problem(exc)
                     types[name] = given
             if i in out_values:
                 values[name] = out_values[i]
             elif name in values:
                 del values[name]  # a name redefined here hides an outer value
-
-    def _direct_types(
-        self, node: ir.Node, op: OpInfo, input_types: list[ValueType | None]
-    ) -> list[ValueType | None] | None:
-        """The direct answer of a node of ``op`` (infer/direct.py) once an alike node checked
-        its attribute list and its operator version's arity is known (else None)."""
-        attrs = node.attributes
-        if attrs:
-            known = self._attribute_dicts.get((op, id(attrs)))
-            if known is None or known[0] is not attrs:
-                return None
-            attributes, derived = known[1], known[2]
-        else:
-            bare = self._bare_derived.get(op)
-            if bare is None:
-                return None
-            attributes, derived = _NO_ATTRIBUTES, bare
-        arity = self._arity.get(op)
-        count = len(node.inputs)
-        if arity is None or not arity[0] <= count <= arity[1] or len(node.outputs) > arity[2]:
-            return None
-        return direct_answer(
-            self._direct[op], op, attributes, derived, input_types, len(node.outputs)
-        )
 
     def _attribute_key_of(self, attributes: list[ir.Attribute]) -> int | None:
         """An attribute list's part of the memo key, remembered with the list."""
@@ -544,12 +580,29 @@ class GraphInference:
             direct is not None
             and derived is not None  # (plain attributes, checked)
             and self.memo is not None  # (the plain path runs the rule, for comparison)
-            and (not input_values or input_values[0] is None)  # (nothing to fold)
+        ):
+            ctx = direct_context(op, attributes, derived)
+            ready_key = (op, id(attrs) if attrs else 0)
+            if ready_key not in self._ready:
+                # Later alike nodes are answered directly from the node step (see node).
+                least, most, most_out = self._arity[op]
+                self._ready[ready_key] = (attrs or None, direct, ctx, least, most, most_out)
+            if (not input_values or input_values[0] is None) and all(node.inputs):
+                found = direct(ctx, input_types, len(node.outputs))  # (nothing to fold)
+                if found is not None:
+                    return found, _NO_VALUES, False
+        elif (
+            input_values  # (some input has a known value)
+            and input_values[0] is None  # (nothing to fold)
+            and derived is not None
+            and self.memo is not None
+            and (valued := self._valued_direct.get(op)) is not None
             and all(node.inputs)
         ):
-            found = direct_answer(direct, op, attributes, derived, input_types, len(node.outputs))
+            ctx = direct_context(op, attributes, derived)
+            found = valued(ctx, input_types, input_values, len(node.outputs))
             if found is not None:
-                return found, _NO_VALUES, False
+                return found, _NO_VALUES, True  # (remembered by the values it read)
         opset = opsets.get(node.domain, 0)
         count = len(node.inputs)
         present = (
@@ -652,9 +705,13 @@ class GraphInference:
                 self._remembered.add(found)
             if passing:
                 self._passing.add(found)
+            if remembered and not found.domain and found.op_type in VALUED_DIRECT:
+                self._valued_direct[found] = VALUED_DIRECT[found.op_type]
             if direct is not None:
                 self._direct[found] = direct
-                if found.op_type in DIRECT_FIRST or (self._conv_first and found.op_type == "Conv"):
+                if found.op_type in DIRECT_FIRST or (
+                    self._conv_first and found.op_type in _WINDOWED
+                ):
                     self._direct_first.add(found)
         return found
 
