@@ -12,6 +12,7 @@ times each side ``inner`` times and keeps the best CPU time of the process
 time); the table gives the median (best) over rounds and after / before. With ``--calls N``
 the sides alternate call by call instead, N calls each, and the table gives the tenth
 percentile and the median of the calls (steadier on a machine others load in bursts).
+``--typed`` gives every model its values' types first, as ``bench_infer.py``'s typed rows.
 """
 
 from __future__ import annotations
@@ -79,9 +80,12 @@ def main() -> None:
     parser.add_argument("--models", default=",".join([*zoo.MODELS, "chain10000"]))
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=0, help="alternate call by call instead")
+    parser.add_argument(
+        "--typed", action="store_true", help="models with every value typed (bench_infer's typed)"
+    )
     args = parser.parse_args()
     if args.calls:
-        alternate_calls(args.before, args.models.split(","), args.calls)
+        alternate_calls(args.before, args.models.split(","), args.calls, typed=args.typed)
         return
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(args.before, Path(folder))
@@ -93,7 +97,7 @@ def main() -> None:
                 model, inner = bench_infer.chain(int(name[len("chain") :])), 1
             else:
                 model, inner = zoo.MODELS[name](1), 20
-            data = bench_infer.strip(model, external=True)
+            data = bench_infer.strip(model, external=True, typed=args.typed)
             same = oc.infer_shapes(data).SerializeToString()
             assert same == before.infer_shapes(data).SerializeToString(), name
             sides = {
@@ -115,7 +119,7 @@ def main() -> None:
             )
 
 
-def alternate_calls(revision: str, names: list[str], calls: int) -> None:
+def alternate_calls(revision: str, names: list[str], calls: int, *, typed: bool = False) -> None:
     """Both sides called in turn, ``calls`` times each: the tenth percentile and the median
     CPU time of their calls, and after / before of each."""
     with tempfile.TemporaryDirectory() as folder:
@@ -125,7 +129,7 @@ def alternate_calls(revision: str, names: list[str], calls: int) -> None:
         print("|---|---|---|---|")
         for name in names:
             model = bench_infer.chain(int(name[5:])) if name.startswith("chain") else None
-            data = bench_infer.strip(model or zoo.MODELS[name](1), external=True)
+            data = bench_infer.strip(model or zoo.MODELS[name](1), external=True, typed=typed)
             assert oc.infer_shapes(data).SerializeToString() == (
                 before.infer_shapes(data).SerializeToString()
             ), name
