@@ -27,16 +27,19 @@ def dead_nodes(graph: Graph) -> int:
     """How many nodes of ``graph`` and its bodies no output of their graph depends on."""
     count = len(graph.nodes) - len(live_nodes(graph))
     for node in graph.nodes:
-        for attr in node.attributes:
-            bodies = (
-                [attr.value]
-                if attr.type == "GRAPH"
-                else attr.value
-                if attr.type == "GRAPHS"
-                else []
-            )
-            count += sum(dead_nodes(body) for body in bodies)
+        count += sum(dead_nodes(body) for body in _bodies(node))
     return count
+
+
+def _bodies(node: Node) -> list[Graph]:
+    """The graphs ``node`` holds in attributes (If branches, Loop and Scan bodies)."""
+    bodies: list[Graph] = []
+    for attr in node.attributes:
+        if attr.type == "GRAPH":
+            bodies.append(attr.value)
+        elif attr.type == "GRAPHS":
+            bodies.extend(attr.value)
+    return bodies
 
 
 # Operators that draw random numbers; without a seed, two runs of one model differ.
@@ -51,16 +54,8 @@ def draws_unseeded(nodes: list[Node]) -> bool:
     for node in nodes:
         if node.op_type in _RANDOM_OPS and node.attribute("seed") is None:
             return True
-        for attr in node.attributes:
-            bodies = (
-                [attr.value]
-                if attr.type == "GRAPH"
-                else attr.value
-                if attr.type == "GRAPHS"
-                else []
-            )
-            if any(draws_unseeded(body.nodes) for body in bodies):
-                return True
+        if any(draws_unseeded(body.nodes) for body in _bodies(node)):
+            return True
     return False
 
 

@@ -256,6 +256,18 @@ def _global_pool(
     return [tensor(x.elem_type, (n, c, *(1,) * (len(x.shape) - 2)))]
 
 
+def _int_attribute(ctx: InferenceContext, key: str, name: str, default: int) -> int | None:
+    """An int attribute, read once for the group's nodes under ``key`` of its derived facts
+    (None: not a value the fast path takes; the rule then answers)."""
+    value = ctx.derived.get(key)
+    if value is None:
+        try:
+            value = ctx.derived[key] = int(ctx.attr(name, default))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return value
+
+
 def _softmax(
     ctx: InferenceContext, types: list[ValueType | None], outputs: int
 ) -> list[ValueType | None] | None:
@@ -263,13 +275,9 @@ def _softmax(
     x = types[0]
     if outputs != 1 or type(x) is not Tensor or x.shape is None or not x.shape:
         return None
-    axis = ctx.derived.get(_AXIS)
+    axis = _int_attribute(ctx, _AXIS, "axis", 1 if ctx.op.since_version < 13 else -1)
     if axis is None:
-        try:
-            default = 1 if ctx.op.since_version < 13 else -1
-            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", default))
-        except (TypeError, ValueError, OverflowError):
-            return None
+        return None
     rank = len(x.shape)
     if ctx.op.since_version >= 11 and not -rank <= axis < rank:
         return None
@@ -285,12 +293,9 @@ def _flatten(
     x = types[0]
     if outputs != 1 or type(x) is not Tensor or x.shape is None or not _valid_type(x):
         return None
-    axis = ctx.derived.get(_AXIS)
+    axis = _int_attribute(ctx, _AXIS, "axis", 1)
     if axis is None:
-        try:
-            axis = ctx.derived[_AXIS] = int(ctx.attr("axis", 1))
-        except (TypeError, ValueError, OverflowError):
-            return None
+        return None
     shape = x.shape
     rank = len(shape)
     if axis < 0:
@@ -418,12 +423,9 @@ def _split(
     sizes = _int_vector(values[1])
     if sizes is None or len(sizes) != outputs:
         return None
-    axis = ctx.derived.get(_SPLIT_AXIS)
+    axis = _int_attribute(ctx, _SPLIT_AXIS, "axis", 0)
     if axis is None:
-        try:
-            axis = ctx.derived[_SPLIT_AXIS] = int(ctx.attr("axis", 0))
-        except (TypeError, ValueError, OverflowError):
-            return None
+        return None
     rank = len(shape)
     if not -rank <= axis < rank:
         return None
