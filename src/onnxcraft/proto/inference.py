@@ -235,7 +235,14 @@ class _InferenceReader(_Reader):
 
     def nodes(self, protos: Any) -> list[ir.Node]:
         """A graph's nodes, as :meth:`node` reads each (its fields fetched in one call)."""
-        attributes = self.attributes
+        return self._nodes(protos, self.attributes)
+
+    def encoded_nodes(self, protos: Sequence[Any]) -> list[ir.Node]:
+        """A graph's nodes as :meth:`nodes` reads them, from the view of
+        :mod:`onnxcraft.proto.encoded_nodes` (each attribute still its bytes)."""
+        return self._nodes(protos, self._attributes_by_encoding)
+
+    def _nodes(self, protos: Any, attributes_of: Any) -> list[ir.Node]:
         return [
             ir.Node(
                 op_type,
@@ -243,35 +250,16 @@ class _InferenceReader(_Reader):
                 outputs[:],
                 "" if domain == "ai.onnx" else domain,
                 name,
-                attributes(attrs) if attrs else [],
+                attributes_of(attrs) if attrs else [],
             )
             for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos)
         ]
 
-    def encoded_nodes(self, protos: Sequence[Any]) -> list[ir.Node]:
-        """A graph's nodes as :meth:`nodes` reads them, from the view of
-        :mod:`onnxcraft.proto.encoded_nodes` (each attribute still its bytes)."""
-        shared = self._encoded_attributes
-        nodes = []
-        for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos):
-            if attrs:
-                encoded = tuple(attrs)
-                attributes = shared.get(encoded)
-                if attributes is None:
-                    attributes = self._decoded_attributes(encoded)
-            else:
-                attributes = []
-            nodes.append(
-                ir.Node(
-                    op_type,
-                    inputs[:],
-                    outputs[:],
-                    "" if domain == "ai.onnx" else domain,
-                    name,
-                    attributes,
-                )
-            )
-        return nodes
+    def _attributes_by_encoding(self, encodings: Any) -> list[ir.Attribute]:
+        """A node's attributes from their encodings: a list seen before in one look-up."""
+        encoded = tuple(encodings)
+        found = self._encoded_attributes.get(encoded)
+        return found if found is not None else self._decoded_attributes(encoded)
 
     def _decoded_attributes(self, encoded: tuple[bytes, ...]) -> list[ir.Attribute]:
         """The attributes of these encodings, shared as :meth:`attributes` shares them."""
