@@ -27,7 +27,7 @@ import numpy as np
 
 from onnxcraft import ir
 from onnxcraft.dtypes import ElementType
-from onnxcraft.proto.encoded_nodes import encoded_nodes
+from onnxcraft.proto.encoded_graph import encoded_graph
 from onnxcraft.proto.onnx_pb2 import (
     AttributeProto,
     GraphProto,
@@ -90,6 +90,8 @@ _PLAIN_FIELD_KINDS = frozenset(_PLAIN_KINDS)
 _FLOAT_KINDS = ("FLOAT", "FLOATS")
 # What inference reads of a node, fetched in one call per node.
 _NODE_FIELDS = attrgetter("op_type", "input", "output", "domain", "name", "attribute")
+# ... of a value_info entry of the graph view (its type's bytes).
+_VALUE_FIELDS = attrgetter("name", "type", "doc_string", "metadata_props")
 
 
 def _signed_zeros(value: Any) -> Any:
@@ -176,13 +178,28 @@ class _InferenceReader(_Reader):
         types, and reading a TypeProto's fields costs ten times encoding it."""
         if proto.doc_string or proto.metadata_props or not proto.HasField("type"):
             return super().value_info(proto)
-        message = proto.type
-        encoded = message.SerializeToString()
+        return ir.ValueInfo(proto.name, self._type_of(proto.type.SerializeToString()))
+
+    def encoded_value_infos(self, entries: Any, protos: Any) -> list[ir.ValueInfo]:
+        """A graph's value_info from the entries of the view of
+        :mod:`onnxcraft.proto.encoded_graph` (each type still its bytes), as
+        :meth:`value_info` reads them; an entry with a doc string or metadata from its
+        message, ``protos[i]``."""
+        infos = []
+        for i, (name, encoded, doc, metadata) in enumerate(map(_VALUE_FIELDS, entries)):
+            if doc or metadata:
+                infos.append(super().value_info(protos[i]))
+            else:  # (no type, or an empty one, encodes as b"": read as None either way)
+                infos.append(ir.ValueInfo(name, self._type_of(encoded)))
+        return infos
+
+    def _type_of(self, encoded: bytes) -> ValueType | None:
+        """The value type a TypeProto's encoding holds, each distinct one read once."""
         try:
-            found = self._types[encoded]
+            return self._types[encoded]
         except KeyError:  # (a type read as None is an answer too)
-            found = self._types[encoded] = type_from_proto(message)
-        return ir.ValueInfo(proto.name, found)
+            found = self._types[encoded] = type_from_proto(TypeProto.FromString(encoded))
+            return found
 
     def attribute(self, proto: AttributeProto) -> ir.Attribute:
         kind = _ATTR_NAMES.get(proto.type)
@@ -239,7 +256,7 @@ class _InferenceReader(_Reader):
 
     def encoded_nodes(self, protos: Sequence[Any]) -> list[ir.Node]:
         """A graph's nodes as :meth:`nodes` reads them, from the view of
-        :mod:`onnxcraft.proto.encoded_nodes` (each attribute still its bytes)."""
+        :mod:`onnxcraft.proto.encoded_graph` (each attribute still its bytes)."""
         return self._nodes(protos, self._attributes_by_encoding)
 
     def _nodes(self, protos: Any, attributes_of: Any) -> list[ir.Node]:
@@ -320,16 +337,22 @@ class _InferenceReader(_Reader):
             found = self._shared_attributes[key] = [ir.Attribute(n, k, v) for n, k, v in plain]
         return found
 
-    def main_graph(self, proto: GraphProto, encoded: Sequence[Any] | None = None) -> ir.Graph:
-        """A graph without its initializers (see :meth:`initializers`); its nodes from
-        ``encoded`` when given (see :meth:`encoded_nodes`)."""
+    def main_graph(self, proto: GraphProto, view: Any = None) -> ir.Graph:
+        """A graph without its initializers (see :meth:`initializers`); its nodes and
+        value_info from ``view`` when given (see :mod:`onnxcraft.proto.encoded_graph`)."""
+        if view is None:
+            nodes = self.nodes(proto.node)
+            value_info = [self.value_info(v) for v in proto.value_info]
+        else:
+            nodes = self.encoded_nodes(view.node)
+            value_info = self.encoded_value_infos(view.value_info, proto.value_info)
         return ir.Graph(
             name=proto.name,
-            nodes=self.nodes(proto.node) if encoded is None else self.encoded_nodes(encoded),
+            nodes=nodes,
             inputs=[self.value_info(v) for v in proto.input],
             outputs=[self.value_info(v) for v in proto.output],
             sparse_initializers=[self.sparse(s) for s in proto.sparse_initializer],
-            value_info=[self.value_info(v) for v in proto.value_info],
+            value_info=value_info,
         )
 
     def initializers(self, proto: GraphProto, values_up_to: int) -> list[Initializer]:
@@ -382,13 +405,13 @@ def read_for_inference(
     """``proto`` as inference needs it (see the module's docstring), to be inferred and
     written back with :func:`write_inferred_types`, not to be saved. Initializers of at most
     ``values_up_to`` elements keep their data (decoded on first use). ``data``: the bytes
-    ``proto`` was parsed from, if at hand (the main graph's attributes are read from them,
-    :mod:`onnxcraft.proto.encoded_nodes`)."""
+    ``proto`` was parsed from, if at hand (the main graph's attributes and value types are
+    read from them, :mod:`onnxcraft.proto.encoded_graph`)."""
     reader = _InferenceReader()
     graph = proto.graph
-    encoded = None if data is None else encoded_nodes(data, len(graph.node))
+    view = None if data is None else encoded_graph(data, len(graph.node))
     model = ir.Model(
-        graph=reader.main_graph(graph, encoded),
+        graph=reader.main_graph(graph, view),
         opset_imports={
             "" if o.domain == "ai.onnx" else o.domain: int(o.version) for o in proto.opset_import
         },

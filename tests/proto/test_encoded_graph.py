@@ -1,6 +1,7 @@
-"""The inference reader takes the main graph's attributes from the model's bytes
-(``proto/encoded_nodes.py``, issue 17): it reads the same IR as from the parsed message,
-shares equal attribute lists alike, and declines models that are mostly weights.
+"""The inference reader takes the main graph's attributes and value types from the model's
+bytes (``proto/encoded_graph.py``, issue 17): it reads the same IR as from the parsed message,
+shares equal attribute lists and equal types alike, and declines models that are mostly
+weights.
 
 ``tests/infer/test_fast_paths.py`` compares ``oc.infer_shapes`` of a model's bytes (this path)
 with the plain walk on every node-test model and thousands of corrupted ones.
@@ -17,8 +18,8 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft import ir
-from onnxcraft.proto import AttributeProto, ModelProto
-from onnxcraft.proto.encoded_nodes import BYTES_PER_NODE, encoded_nodes
+from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProto
+from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
 from onnxcraft.proto.inference import read_for_inference
 from tests.node_cases import case_names, node_tests_root
 
@@ -30,6 +31,12 @@ def _read_both(data: bytes) -> tuple[ir.Model, ir.Model]:
     from_message = read_for_inference(proto, values_up_to=64).model
     from_bytes = read_for_inference(proto, values_up_to=64, data=data).model
     return from_message, from_bytes
+
+
+def _assert_same_value_info(data: bytes) -> list[ir.ValueInfo]:
+    from_message, from_bytes = _read_both(data)
+    assert from_bytes.graph.value_info == from_message.graph.value_info
+    return from_bytes.graph.value_info
 
 
 def _attribute_view(attribute: ir.Attribute) -> Any:
@@ -71,8 +78,9 @@ def test_node_test_models_read_alike(name: str) -> None:
     data = (node_tests_root() / name / "model.onnx").read_bytes()
     proto = ModelProto.FromString(data)
     if proto.graph.node:
-        assert encoded_nodes(data, len(proto.graph.node)) is not None
+        assert encoded_graph(data, len(proto.graph.node)) is not None
     _assert_same_nodes(data)
+    _assert_same_value_info(data)
 
 
 def _model(
@@ -152,11 +160,11 @@ def test_drawn_attributes_read_alike_and_shared(
 def test_models_mostly_weights_are_read_from_the_message() -> None:
     lean = _model([[A(name="axis", type=A.INT, i=1)]] * 2)
     heavy = _model([[A(name="axis", type=A.INT, i=1)]] * 2, weights=BYTES_PER_NODE)
-    assert encoded_nodes(lean, 2) is not None
-    assert encoded_nodes(heavy, 2) is None
+    assert encoded_graph(lean, 2) is not None
+    assert encoded_graph(heavy, 2) is None
     _assert_same_nodes(heavy)
-    assert encoded_nodes(lean, 3) is None  # (not the model it was said to be)
-    assert encoded_nodes(lean, 0) is None
+    assert encoded_graph(lean, 3) is None  # (not the model it was said to be)
+    assert encoded_graph(lean, 0) is None
 
 
 def test_a_graph_written_twice_is_merged_alike() -> None:
@@ -177,3 +185,74 @@ def test_every_kind_of_input_infers_alike(source: str) -> None:
     }[source]
     expected = oc.infer_shapes(ModelProto.FromString(data)).SerializeToString()
     assert oc.infer_shapes(given_model).SerializeToString() == expected
+
+
+@st.composite
+def _value_type(draw: st.DrawFn, depth: int = 0) -> TypeProto:
+    """A TypeProto of any kind, or an empty one (no kind set)."""
+    kind = draw(st.sampled_from(["tensor", "sparse", "sequence", "optional", "map", "empty"]))
+    t = TypeProto()
+    if kind in ("tensor", "sparse"):
+        field = t.tensor_type if kind == "tensor" else t.sparse_tensor_type
+        field.elem_type = draw(st.sampled_from([1, 7, 9, 0]))
+        if draw(st.booleans()):  # a shape, each dim a value, a name or unknown
+            field.shape.SetInParent()
+            for dim in draw(st.lists(st.sampled_from([0, 1, 64, "N", ""]), max_size=4)):
+                entry = field.shape.dim.add()
+                if isinstance(dim, int):
+                    entry.dim_value = dim
+                elif dim:
+                    entry.dim_param = dim
+    elif kind in ("sequence", "optional") and depth < 2:
+        inner = t.sequence_type if kind == "sequence" else t.optional_type
+        inner.SetInParent()
+        if draw(st.booleans()):
+            inner.elem_type.CopyFrom(draw(_value_type(depth + 1)))
+    elif kind == "map":
+        t.map_type.key_type = draw(st.sampled_from([7, 8, 0]))
+        t.map_type.value_type.tensor_type.elem_type = 1
+    return t
+
+
+@st.composite
+def _value_info(draw: st.DrawFn, types: list[TypeProto]) -> ValueInfoProto:
+    info = ValueInfoProto(name=draw(st.sampled_from(["a", "b", "", "\u00e9"])))
+    if draw(st.integers(0, 4)):  # mostly typed, by one of a few shared types
+        info.type.CopyFrom(draw(st.sampled_from(types)))
+    if not draw(st.integers(0, 5)):
+        info.doc_string = "documented"
+    if not draw(st.integers(0, 5)):
+        info.metadata_props.add(key="k", value="v")
+    return info
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_value_type(), min_size=1, max_size=4), st.data())
+def test_drawn_value_info_read_alike_and_shared(
+    types: list[TypeProto], data: st.DataObject
+) -> None:
+    model = ModelProto.FromString(_model([[]], op_type="Identity"))
+    infos = data.draw(st.lists(_value_info(types), max_size=8))
+    model.graph.value_info.extend(infos)
+    read = _assert_same_value_info(model.SerializeToString())
+    # equal encodings read as one type object (a model's values share a few types)
+    by_encoding: dict[bytes, Any] = {}
+    for info, proto in zip(read, infos):
+        if proto.doc_string or proto.metadata_props or not proto.HasField("type"):
+            continue
+        seen = by_encoding.setdefault(proto.type.SerializeToString(), info.type)
+        assert info.type is seen
+
+
+def test_a_value_info_type_that_breaks_the_ir_is_refused_alike() -> None:
+    model = ModelProto.FromString(_model([[]], op_type="Identity"))
+    info = model.graph.value_info.add(name="y0")
+    info.type.tensor_type.elem_type = 1
+    info.type.tensor_type.shape.dim.add(dim_value=-2)
+    data = model.SerializeToString()
+    errors = []
+    for given_data in (None, data):
+        with pytest.raises(oc.ValidationError) as caught:
+            read_for_inference(ModelProto.FromString(data), values_up_to=64, data=given_data)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "-2" in errors[0]
