@@ -21,6 +21,7 @@ from onnxcraft import ir
 from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProto
 from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
 from onnxcraft.proto.inference import read_for_inference
+from onnxcraft.proto.serde import model_from_proto
 from tests.node_cases import case_names, node_tests_root
 
 A = AttributeProto
@@ -256,3 +257,54 @@ def test_a_value_info_type_that_breaks_the_ir_is_refused_alike() -> None:
             read_for_inference(ModelProto.FromString(data), values_up_to=64, data=given_data)
         errors.append(str(caught.value))
     assert errors[0] == errors[1] and "-2" in errors[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["y", "é" * 70, "v" * 130, "w" * 125, ""]), min_size=1, max_size=5),
+    st.lists(st.sampled_from([1, 3, 200, "N", "batch" * 30]), max_size=40),
+)
+def test_value_info_written_for_any_name_and_type_length(names: list[str], dims: list) -> None:
+    """The writer encodes each entry's lengths in one byte where they fit, in full where
+    not: long names (over 127 bytes, in UTF-8 too) and long types (many dims, long names)."""
+    model = ModelProto(ir_version=10)
+    model.opset_import.add(domain="", version=21)
+    graph = model.graph
+    given_input = graph.input.add(name="x")
+    given_input.type.tensor_type.elem_type = 1
+    given_input.type.tensor_type.shape.SetInParent()
+    for dim in dims:
+        entry = given_input.type.tensor_type.shape.dim.add()
+        if isinstance(dim, int):
+            entry.dim_value = dim
+        else:
+            entry.dim_param = dim
+    previous = "x"
+    outputs = [f"{name}{i}" for i, name in enumerate(names)]  # (distinct, never empty)
+    for name in outputs:
+        graph.node.add(op_type="Identity", input=[previous], output=[name])
+        previous = name
+    graph.output.add(name=previous)
+    data = model.SerializeToString()
+    written = oc.infer_shapes(data)
+    expected = oc.infer_shapes(model_from_proto(ModelProto.FromString(data)))
+    assert [v.name for v in written.graph.value_info] == outputs[:-1]
+    # the bytes written parse back (through protobuf) to the IR walk's types
+    read_back = model_from_proto(ModelProto.FromString(written.SerializeToString()))
+    assert read_back.graph.value_info == expected.graph.value_info
+
+
+@pytest.mark.parametrize("length", range(116, 124))
+def test_value_info_entries_around_one_byte_lengths(length: int) -> None:
+    # A float tensor of unknown shape encodes as a 6-byte type field: entries of names of 120
+    # bytes are 128 bytes long, the first length that takes two bytes.
+    model = ModelProto(ir_version=10)
+    model.opset_import.add(domain="", version=21)
+    model.graph.input.add(name="x").type.tensor_type.elem_type = 1
+    name = "n" * length
+    model.graph.node.add(op_type="Identity", input=["x"], output=[name])
+    model.graph.node.add(op_type="Identity", input=[name], output=["y"])
+    model.graph.output.add(name="y")
+    written = oc.infer_shapes(model.SerializeToString())
+    read_back = ModelProto.FromString(written.SerializeToString()).graph.value_info
+    assert [(v.name, v.type.tensor_type.elem_type) for v in read_back] == [(name, 1)]
