@@ -22,6 +22,7 @@ from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProt
 from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
 from onnxcraft.proto.inference import read_for_inference
 from onnxcraft.proto.serde import model_from_proto
+from tests.infer.test_direct import _input as typed_input
 from tests.node_cases import case_names, node_tests_root
 
 A = AttributeProto
@@ -270,15 +271,7 @@ def test_value_info_written_for_any_name_and_type_length(names: list[str], dims:
     model = ModelProto(ir_version=10)
     model.opset_import.add(domain="", version=21)
     graph = model.graph
-    given_input = graph.input.add(name="x")
-    given_input.type.tensor_type.elem_type = 1
-    given_input.type.tensor_type.shape.SetInParent()
-    for dim in dims:
-        entry = given_input.type.tensor_type.shape.dim.add()
-        if isinstance(dim, int):
-            entry.dim_value = dim
-        else:
-            entry.dim_param = dim
+    typed_input(graph, "x", tuple(dims))
     previous = "x"
     outputs = [f"{name}{i}" for i, name in enumerate(names)]  # (distinct, never empty)
     for name in outputs:
