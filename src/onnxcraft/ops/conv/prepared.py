@@ -15,7 +15,13 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
-- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more):
+- **winograd4** (3x3, stride 1, 64 input channels or more, at least as many output
+  channels, outputs of 14 x 14 or more: ResNet's and Inception's 3x3 convolutions):
+  Winograd's F(4x4, 3x3), 36 products per 4x4 output tile instead of 144, its transforms
+  matrix products with 6x6 matrices (:mod:`onnxcraft.ops.conv.winograd4`). It rounds worse
+  than the direct sum (within 7.2e-5 of the largest value of the output channel's
+  convolution of absolute values, against 2e-6 for the other layouts).
+- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 to 13x13):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
@@ -38,7 +44,8 @@ from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output g
 residual Add and the Relu while it is still in cache.
 
 These change how the products are summed, so they round differently from the kernel as
-written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``);
+written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``;
+F(4x4, 3x3) within its own bound, ``tests/evaluate/test_winograd4.py``);
 the evaluator uses them only with ``fuse=True``. The residual Add and the Relu are exactly
 the nodes' (``a + b`` in place rounds as ``a + b``).
 """
@@ -60,6 +67,7 @@ from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry,
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
+from onnxcraft.ops.conv.winograd4 import winograd4_image, winograd4_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
 __all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
@@ -91,17 +99,28 @@ _WINOGRAD_CHANNELS = 256
 # small images: 0.95x the time on 256 x 14 x 14 at batch 8, 0.76x on 512 x 14 x 14
 # (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
 _WINOGRAD_SIDE_BY_SIDE_TILES = 64
+# Winograd's F(4x4, 3x3) from this many input channels on, with at least as many output
+# channels and outputs of 14 x 14 or more: 0.65-0.88x the time of the rows, im2col and
+# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions at batch 1, 0.72-0.96x
+# at batch 8. Slower on SqueezeNet's (16 to 64 channels in, 13 x 13 to 55 x 55: 0.95-1.48x),
+# on 7x7 outputs at batch 1 (1.05-1.8x; four tiles an image) and in place of DenseNet's taps
+# layout (1.01-1.57x); tests/benchmarks/ab_prepared_choices.py --only winograd4.
+_WINOGRAD4_CHANNELS = 64
+_WINOGRAD4_SIZE = 14
 
 
 def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
-    """``"taps"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``, ``"flat"`` or
-    ``"im2col"`` for a 2-D convolution of this shape.
+    """``"taps"``, ``"winograd4"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``,
+    ``"flat"`` or ``"im2col"`` for a 2-D convolution of this shape.
 
-    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
-    output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
-    convolutions with 256 channels or more in and out and 8 output rows and columns or more
-    (12% faster at 28 x 28, even at 14 x 14; slower with fewer channels, where its transforms
-    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output
+    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``,
+    ``ab_prepared_choices.py``): taps whenever the output has a quarter of the input's
+    channels or fewer; Winograd's F(4x4, 3x3) for 3x3 stride-1 convolutions with 64 input
+    channels or more, at least as many output channels, and outputs of 14 x 14 or more
+    (``_WINOGRAD4_CHANNELS``); its F(2x2, 3x3) for the other 3x3 stride-1 convolutions with
+    256 channels or more in and out and 8 output rows and columns or more (slower with fewer
+    channels, where its transforms cost more than the products it saves, and no faster on
+    7x7 outputs); rows when the output
     has no more channels than the input and at least 12 rows (below, the padded rows it also
     computes cost more than the copies saved); the banded products for depthwise convolutions (one
     filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
@@ -125,9 +144,15 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "im2col"  # a view already, or too few terms in each sum to gain anything
     if 4 * out_channels <= channels:
         return "taps"
+    three_by_three = geom.kernel == (3, 3) and geom.dilations == (1, 1)
     if (
-        geom.kernel == (3, 3)
-        and geom.dilations == (1, 1)
+        three_by_three
+        and _WINOGRAD4_CHANNELS <= channels <= out_channels
+        and min(geom.out_shape) >= _WINOGRAD4_SIZE
+    ):
+        return "winograd4"
+    if (
+        three_by_three
         and min(channels, out_channels) >= _WINOGRAD_CHANNELS
         and min(geom.out_shape) >= 8  # 7x7: tiles padded to 8x8 waste a third
     ):
@@ -255,6 +280,8 @@ class PreparedConv:
             return self._rows_image
         if name == "winograd":
             return self._winograd_image
+        if name == "winograd4":
+            return self._winograd4_image
         if name == "flat":
             return self._flat_image
         if name == "depthwise":
@@ -278,11 +305,12 @@ class PreparedConv:
         side_by_side = 1
         if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
             side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
-        if layout.name == "winograd":
-            tiles = -(-geom.out_shape[0] // 2) * -(-geom.out_shape[1] // 2)
+        if layout.name in ("winograd", "winograd4"):
+            side = 2 if layout.name == "winograd" else 4  # of the output tiles
+            tiles = -(-geom.out_shape[0] // side) * -(-geom.out_shape[1] // side)
             if tiles <= _WINOGRAD_SIDE_BY_SIDE_TILES:  # the products' columns, per image
                 return max(1, _SIDE_BY_SIDE_COLUMNS // tiles)
-        if layout.name in ("taps", "rows", "winograd"):
+        if layout.name in ("taps", "rows", "winograd", "winograd4"):
             return side_by_side
         taps = int(x.shape[1]) * math.prod(geom.kernel)
         together = max(1, _IM2COL_VALUES // max(1, taps * positions))
@@ -582,6 +610,14 @@ class PreparedConv:
         if u is None:
             u = self._arranged["winograd"] = winograd_weights(self.weight)
         winograd_image(x, geom, u, self._bias, out, self.work)
+
+    def _winograd4_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by Winograd's F(4x4, 3x3) into ``out`` (N, M, Ho, Wo)
+        (:mod:`onnxcraft.ops.conv.winograd4`)."""
+        u = self._arranged.get("winograd4")
+        if u is None:
+            u = self._arranged["winograd4"] = winograd4_weights(self.weight)
+        winograd4_image(x, geom, u, self._bias, out, self.work)
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
