@@ -185,3 +185,18 @@ def test_fuse_false_runs_the_written_kernel() -> None:
     as_written = oc.evaluate(model, {"X": feed}, fuse=False)["Y"]
     np.testing.assert_array_equal(as_written, conv(feed, weight, None, pads=[1, 1, 1, 1]))
     _within_bound(got, as_written, _limit(feed, weight, None, {"pads": [1] * 4}))
+
+
+@pytest.mark.parametrize("pads", [[1, 1, 1, 1], [0, 2, 1, 0], [0, 0, 0, 0]])
+def test_winograd4_reads_nothing_stale_from_its_working_arrays(pads: list[int]) -> None:
+    """A larger input of NaN first, through the same working arrays: only the padding the
+    next input needs is zeroed, and no NaN of the first call reaches its output."""
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((5, 6, 3, 3)).astype(np.float32)
+    prepared = PreparedConv(w, None, {"pads": pads})
+    stale = np.full((2, 6, 23, 21), np.nan, np.float32)
+    _force(prepared, stale)
+    assert np.isnan(prepared(stale)).all()
+    x = rng.standard_normal((1, 6, 10, 9)).astype(np.float32)
+    _force(prepared, x)
+    _within_bound(prepared(x), conv(x, w, None, pads=pads), _limit(x, w, None, {"pads": pads}))

@@ -29,8 +29,9 @@ are a few additions, B^T and A^T here have 3 to 5 terms a row with coefficients 
 the transforms are matrix products too: the tiles gathered once from the padded images
 (one strided copy, 36 values per tile and channel), then B^T along the tiles' rows and along
 their columns as two products with a 6x6 matrix (OpenBLAS streams them at memory speed),
-and A^T likewise on the 36 products, whose 4x4 results go straight into the output (a
-partial last tile cut off). The transformed input and products hold 36 values per 16 outputs
+and A^T likewise on the 36 products (the second product transposed, so that each output
+row's four values of a tile come out next to each other), whose 4x4 results go straight into
+the output (a partial last tile cut off). The transformed input and products hold 36 values per 16 outputs
 (F(2x2, 3x3): 16 per 4), so they also move less memory.
 
 **Rounding.** Each transform stage sums a few terms, so its rounding error is a few units
@@ -113,7 +114,11 @@ def winograd4_image(
     bt, at = _TRANSFORMS[x.dtype]
     hp, wp = 4 * th + 2, 4 * tw + 2  # >= Ho + 2: the padded size, and more
     padded = work.take("winograd input", (c, n, hp, wp), x.dtype)
-    padded[...] = 0
+    # zeros around the images only (the rows and columns past them included)
+    padded[:, :, :top] = 0
+    padded[:, :, top + h :] = 0
+    padded[:, :, top : top + h, :left] = 0
+    padded[:, :, top : top + h, left + w :] = 0
     padded[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
     # every tile's 6x6 inputs, tile (s, t)'s (i, j) being padded row 4s + i, column 4t + j
     item = padded.itemsize
@@ -131,17 +136,19 @@ def winograd4_image(
     np.matmul(u, d.reshape(36, c, tiles), out=products)
     if bias is not None:
         products[_BIAS_ELEMENT] += bias.reshape(m, 1)
-    # A^T m along a (the output rows p), then along b for each p: (p, q, M, N, th, tw)
+    # A^T m along a (the output rows p), then (m A)^T along b for each p, the four columns q
+    # of a tile innermost: (p, M, N, th, tw, q), each output row's values in order
     half = work.take("winograd A^T m", (4, 6, m, tiles), x.dtype)
     np.matmul(at, products.reshape(6, -1), out=half.reshape(4, -1))
-    y = work.take("winograd output", (4, 4, m, n, th, tw), x.dtype)
-    np.matmul(at, half.reshape(4, 6, -1), out=y.reshape(4, 4, -1))
+    y = work.take("winograd output", (4, m, n, th, tw, 4), x.dtype)
+    np.matmul(half.reshape(4, 6, -1).transpose(0, 2, 1), at.T, out=y.reshape(4, -1, 4))
     _write_tiles(y, out.transpose(1, 0, 2, 3))
 
 
 def _write_tiles(y: np.ndarray, target: np.ndarray) -> None:
-    """The tiles ``y`` (4, 4, M, N, th, tw) into ``target`` (M, N, Ho, Wo): the whole tiles
-    in one copy, the last partial row and column of tiles (if any) in up to three more."""
+    """The tiles ``y`` (4, M, N, th, tw, 4) into ``target`` (M, N, Ho, Wo): the whole tiles
+    in one copy (runs of whole output rows), the last partial row and column of tiles (if
+    any) in up to three more."""
     m, n, ho, wo = target.shape
     # (first tile, tiles, values of each) along each axis: the whole tiles, then a partial one
     parts = []
@@ -151,5 +158,5 @@ def _write_tiles(y: np.ndarray, target: np.ndarray) -> None:
     for r0, rn, rv in parts[0]:
         for c0, cn, cv in parts[1]:
             block = target[:, :, 4 * r0 : 4 * r0 + rn * rv, 4 * c0 : 4 * c0 + cn * cv]
-            view = block.reshape(m, n, rn, rv, cn, cv).transpose(3, 5, 0, 1, 2, 4)
-            view[...] = y[:rv, :cv, :, :, r0 : r0 + rn, c0 : c0 + cn]
+            view = block.reshape(m, n, rn, rv, cn, cv).transpose(3, 0, 1, 2, 4, 5)
+            view[...] = y[:rv, :, :, r0 : r0 + rn, c0 : c0 + cn, :cv]
