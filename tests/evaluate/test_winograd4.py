@@ -200,3 +200,28 @@ def test_winograd4_reads_nothing_stale_from_its_working_arrays(pads: list[int]) 
     x = rng.standard_normal((1, 6, 10, 9)).astype(np.float32)
     _force(prepared, x)
     _within_bound(prepared(x), conv(x, w, None, pads=pads), _limit(x, w, None, {"pads": pads}))
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "layouts"),
+    [
+        # 16 tiles an image: F(4x4, 3x3) from 4 images on (49 tiles or more)
+        ((256, 14, 14), (256, 256, 3, 3), {1: "winograd", 3: "winograd", 4: "winograd4"}),
+        ((128, 14, 14), (256, 128, 3, 3), {1: "im2col", 8: "winograd4"}),
+        # 49 tiles and more: from one image on
+        ((128, 28, 28), (128, 128, 3, 3), {1: "winograd4", 8: "winograd4"}),
+        ((64, 56, 56), (64, 64, 3, 3), {1: "winograd4", 2: "winograd4"}),
+        # never: too few channels in, or 7x7 outputs
+        ((32, 27, 27), (128, 32, 3, 3), {1: "im2col", 8: "im2col"}),
+        ((512, 7, 7), (512, 512, 3, 3), {1: "im2col", 16: "im2col"}),
+    ],
+)
+def test_winograd4_needs_enough_tiles_in_the_batch(
+    x_shape: tuple, w_shape: tuple, layouts: dict[int, str]
+) -> None:
+    """The layout is chosen per image shape; with fewer tiles than ``_WINOGRAD4_COLUMNS`` in
+    the batch a prepared convolution runs the layout it would have had without F(4x4, 3x3)."""
+    prepared = PreparedConv(np.zeros(w_shape, np.float32), None, {"pads": [1] * 4})
+    for n, name in layouts.items():
+        layout = prepared._layout_for(np.zeros((n, *x_shape), np.float32))
+        assert layout is not None and layout.name == name

@@ -100,16 +100,25 @@ _WINOGRAD_CHANNELS = 256
 # (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
 _WINOGRAD_SIDE_BY_SIDE_TILES = 64
 # Winograd's F(4x4, 3x3) from this many input channels on, with at least as many output
-# channels and outputs of 14 x 14 or more: 0.65-0.88x the time of the rows, im2col and
-# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions at batch 1, 0.72-0.96x
-# at batch 8. Slower on SqueezeNet's (16 to 64 channels in, 13 x 13 to 55 x 55: 0.95-1.48x),
-# on 7x7 outputs at batch 1 (1.05-1.8x; four tiles an image) and in place of DenseNet's taps
-# layout (1.01-1.57x); tests/benchmarks/ab_prepared_choices.py --only winograd4.
+# channels and outputs of 14 x 14 or more: 0.64-0.88x the time of the rows, im2col and
+# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions alone
+# (tests/benchmarks/ab_prepared_choices.py --only winograd4). Slower on SqueezeNet's (16 to
+# 64 channels in: 0.84-1.48x), in place of DenseNet's taps layout (1.01-1.57x), and on 7x7
+# outputs at batch 1 (1.5-1.8x with 512 channels: four tiles an image).
 _WINOGRAD4_CHANNELS = 64
 _WINOGRAD4_SIZE = 14
+# ... and when the batch has at least this many 4x4 tiles (the products' columns): with fewer,
+# its weights (36 matrices, four times the filters) cost more to read than the products they
+# save. Inside ResNet-50 and BN-Inception at batch 1, on 14 x 14 outputs (16 tiles) it took
+# 1.00-1.06x the time of F(2x2, 3x3) and the im2col (their weights come from memory there,
+# not from the cache as when timed alone), but 0.67-0.92x on 28 x 28 and 56 x 56 (49 and 196
+# tiles) and 0.87x on 14 x 14 at batch 8 (tests/benchmarks/ab_winograd4_models.py).
+_WINOGRAD4_COLUMNS = 49
 
 
-def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
+def choose_layout(
+    geom: WindowGeometry, channels: int, out_channels: int, group: int, *, winograd4: bool = True
+) -> str:
     """``"taps"``, ``"winograd4"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``,
     ``"flat"`` or ``"im2col"`` for a 2-D convolution of this shape.
 
@@ -128,7 +137,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
     faster than flat and im2col, slower on 3x3 kernels); flat for stride-1 convolutions with
     a group per input channel and several filters each, whose window copies are otherwise
     strided; the im2col for the rest, where every layout spends about the same beside the
-    product.
+    product. ``winograd4=False``: the layout for batches with too few tiles for F(4x4, 3x3)
+    (``_WINOGRAD4_COLUMNS``).
     """
     if any(n == 0 for n in geom.out_shape) or out_channels == 0:
         return "im2col"
@@ -146,7 +156,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "taps"
     three_by_three = geom.kernel == (3, 3) and geom.dilations == (1, 1)
     if (
-        three_by_three
+        winograd4
+        and three_by_three
         and _WINOGRAD4_CHANNELS <= channels <= out_channels
         and min(geom.out_shape) >= _WINOGRAD4_SIZE
     ):
@@ -166,6 +177,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
 class _Layout:
     geom: WindowGeometry
     name: str
+    # F(4x4, 3x3) only: the layout for batches with fewer tiles than _WINOGRAD4_COLUMNS
+    few_tiles: _Layout | None = None
 
 
 class PreparedConv:
@@ -249,10 +262,16 @@ class PreparedConv:
         if layout is None:
             check_conv_operands("Conv", x, w, self.group)
             geom = self._geometry(x)
-            name = (
-                "nd" if geom.ndim != 2 else choose_layout(geom, x.shape[1], w.shape[0], self.group)
-            )
-            layout = self._layouts[x.shape[1:]] = _Layout(geom, name)
+            c, m, g = x.shape[1], w.shape[0], self.group
+            name = "nd" if geom.ndim != 2 else choose_layout(geom, c, m, g)
+            few = None
+            if name == "winograd4":
+                few = _Layout(geom, choose_layout(geom, c, m, g, winograd4=False))
+            layout = self._layouts[x.shape[1:]] = _Layout(geom, name, few)
+        if layout.few_tiles is not None:
+            ho, wo = layout.geom.out_shape
+            if x.shape[0] * -(-ho // 4) * -(-wo // 4) < _WINOGRAD4_COLUMNS:
+                return layout.few_tiles
         return layout
 
     def _as_written(self, x: Any) -> np.ndarray:
