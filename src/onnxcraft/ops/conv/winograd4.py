@@ -30,9 +30,12 @@ the transforms are matrix products too: the tiles gathered once from the padded 
 (one strided copy, 36 values per tile and channel), then B^T along the tiles' rows and along
 their columns as two products with a 6x6 matrix (OpenBLAS streams them at memory speed),
 and A^T likewise on the 36 products (the second product transposed, so that each output
-row's four values of a tile come out next to each other), whose 4x4 results go straight into
-the output (a partial last tile cut off). The transformed input and products hold 36 values per 16 outputs
-(F(2x2, 3x3): 16 per 4), so they also move less memory.
+row's four values of a tile come out next to each other), whose 4x4 results go straight
+into the output (a partial last tile cut off). The transformed input and products hold 36
+values per 16 outputs (F(2x2, 3x3): 16 per 4), so they also move less memory. The filters
+do not: 36 matrices, four times the 3x3 filters' size, which a product of few columns (few
+tiles in the batch) spends its time reading; ``prepared.py`` takes this layout only for
+batches of 49 tiles or more.
 
 **Rounding.** Each transform stage sums a few terms, so its rounding error is a few units
 of the float (u) times the sum of the absolute values of its terms; carried through the
