@@ -5,8 +5,8 @@ Its transforms grow the terms' absolute sizes up to 256 times where F(2x2, 3x3)'
 7.1 times (the module's docstring derives both from the transforms' coefficients), so it is
 held to 36 times F(2x2, 3x3)'s bound, relative to the largest value of the convolution of
 absolute values in each output channel: 7.2e-5 in float32, 14 times inside the ONNX backend
-tests' rtol of 1e-3. The largest error seen on these draws and the zoo's shapes is about
-2.5e-6 in float32 and 6e-15 in float64.
+tests' rtol of 1e-3. The largest error seen on 1,500 drawn convolutions and the zoo's
+shapes is 3.1e-6 in float32 and 7.4e-15 in float64.
 """
 
 from __future__ import annotations

@@ -47,8 +47,10 @@ output row p, sum_a |A^T|_{pa} (row sum of |G|)_a (row sum of |B^T|)_a = 16, 17,
 in two dimensions, against (8 / 3)^2 = 7.1 for F(2x2, 3x3). The tests therefore hold it to
 36 times (256 / 7.1) F(2x2, 3x3)'s bound of 2e-6 of the largest value of the convolution of
 absolute values in the output channel: 7.2e-5 in float32 (3.6e-13 in float64), 14 times
-inside the ONNX backend tests' rtol of 1e-3. Observed on drawn geometries and the zoo's
-shapes: at most about 2.3e-6 in float32 (``tests/evaluate/test_winograd4.py``).
+inside the ONNX backend tests' rtol of 1e-3. Observed against the exact (float64) sum on
+1,500 drawn convolutions (1 to 64 channels, sizes 1 to 30, any padding): at most 3.1e-6 in
+float32 and 7.4e-15 in float64; on the zoo models' shapes 0.4e-6 to 2.6e-6, where the
+written kernel's own error is 0.5e-7 to 2.2e-7 (``tests/evaluate/test_winograd4.py``).
 """
 
 from __future__ import annotations
