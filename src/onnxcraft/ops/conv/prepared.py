@@ -16,12 +16,14 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
 - **winograd4** (3x3, stride 1, 64 input channels or more, at least as many output
-  channels, outputs of 14 x 14 or more: ResNet's and Inception's 3x3 convolutions):
-  Winograd's F(4x4, 3x3), 36 products per 4x4 output tile instead of 144, its transforms
-  matrix products with 6x6 matrices (:mod:`onnxcraft.ops.conv.winograd4`). It rounds worse
-  than the direct sum (within 7.2e-5 of the largest value of the output channel's
-  convolution of absolute values, against 2e-6 for the other layouts).
-- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 to 13x13):
+  channels, outputs of 14 x 14 or more, and a batch of 49 4x4 tiles or more: ResNet's and
+  Inception's 3x3 convolutions): Winograd's F(4x4, 3x3), 36 products per 4x4 output tile
+  instead of 144, its transforms matrix products with 6x6 matrices
+  (:mod:`onnxcraft.ops.conv.winograd4`). It rounds worse than the direct sum (within 7.2e-5
+  of the largest value of the output channel's convolution of absolute values, against 2e-6
+  for the other layouts). A batch with fewer tiles runs the layout chosen without it.
+- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more that
+  F(4x4, 3x3) does not take, such as 13x13, or 14 x 14 batches of up to three images):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
