@@ -11,7 +11,8 @@ the median over rounds of their ratio (steadier than a ratio of medians on a sha
 machine), one thread, numpy's BLAS pinned (fair.py):
 
 - ``winograd``: the layout chosen (``_WINOGRAD_CHANNELS``) against the other of Winograd's
-  F(2x2, 3x3) and the rows layout, on 3x3 convolutions of 128 and 256 channels;
+  F(2x2, 3x3) and the rows layout (against F(2x2, 3x3) where F(4x4, 3x3) is chosen), on
+  3x3 convolutions of 128 and 256 channels;
 - ``bands``: the phases layout's bands of 2^19 values against 2^17 on the 7x7 stem
   (``_PHASES_BAND_VALUES``);
 - ``side``: the batch's images side by side in one product against a product per image
