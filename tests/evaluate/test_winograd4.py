@@ -205,10 +205,11 @@ def test_winograd4_reads_nothing_stale_from_its_working_arrays(pads: list[int]) 
 @pytest.mark.parametrize(
     ("x_shape", "w_shape", "layouts"),
     [
-        # 16 tiles an image: F(4x4, 3x3) from 4 images on (49 tiles or more)
-        ((256, 14, 14), (256, 256, 3, 3), {1: "winograd", 3: "winograd", 4: "winograd4"}),
+        # 16 tiles an image: F(4x4, 3x3) from 2 images on (32 tiles or more)
+        ((256, 14, 14), (256, 256, 3, 3), {1: "winograd", 2: "winograd4", 4: "winograd4"}),
         ((128, 14, 14), (256, 128, 3, 3), {1: "im2col", 8: "winograd4"}),
-        # 49 tiles and more: from one image on
+        ((128, 20, 20), (128, 128, 3, 3), {1: "rows", 2: "winograd4"}),  # 25 tiles an image
+        # 28 x 28 and 56 x 56 (49 and 196 tiles an image): from one image on
         ((128, 28, 28), (128, 128, 3, 3), {1: "winograd4", 8: "winograd4"}),
         ((64, 56, 56), (64, 64, 3, 3), {1: "winograd4", 2: "winograd4"}),
         # never: too few channels in, or 7x7 outputs

@@ -16,14 +16,14 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
 - **winograd4** (3x3, stride 1, 64 input channels or more, at least as many output
-  channels, outputs of 14 x 14 or more, and a batch of 49 4x4 tiles or more: ResNet's and
+  channels, outputs of 14 x 14 or more, and a batch of 32 4x4 tiles or more: ResNet's and
   Inception's 3x3 convolutions): Winograd's F(4x4, 3x3), 36 products per 4x4 output tile
   instead of 144, its transforms matrix products with 6x6 matrices
   (:mod:`onnxcraft.ops.conv.winograd4`). It rounds worse than the direct sum (within 7.2e-5
   of the largest value of the output channel's convolution of absolute values, against 2e-6
   for the other layouts). A batch with fewer tiles runs the layout chosen without it.
 - **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more that
-  F(4x4, 3x3) does not take, such as 13x13, or 14 x 14 batches of up to three images):
+  F(4x4, 3x3) does not take, such as 13x13, or one 14 x 14 image):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
@@ -112,10 +112,11 @@ _WINOGRAD4_SIZE = 14
 # ... and when the batch has at least this many 4x4 tiles (the products' columns): with fewer,
 # its weights (36 matrices, four times the filters) cost more to read than the products they
 # save. Inside ResNet-50 and BN-Inception at batch 1, on 14 x 14 outputs (16 tiles) it took
-# 1.00-1.06x the time of F(2x2, 3x3) and the im2col (their weights come from memory there,
-# not from the cache as when timed alone), but 0.67-0.92x on 28 x 28 and 56 x 56 (49 and 196
-# tiles) and 0.87x on 14 x 14 at batch 8 (tests/benchmarks/ab_winograd4_models.py).
-_WINOGRAD4_COLUMNS = 49
+# 0.97-1.06x the time of F(2x2, 3x3) and the im2col (their weights come from memory there,
+# not from the cache as when timed alone), but 0.83-0.87x on 14 x 14 at batch 2 (32 tiles),
+# 0.87-0.90x at batch 4 and 8, and 0.65-0.92x on 28 x 28 and 56 x 56 at batch 1 (49 and 196
+# tiles; tests/benchmarks/ab_winograd4_models.py and its per-convolution timing).
+_WINOGRAD4_COLUMNS = 32
 
 
 def choose_layout(

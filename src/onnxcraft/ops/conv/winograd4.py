@@ -35,7 +35,7 @@ into the output (a partial last tile cut off). The transformed input and product
 values per 16 outputs (F(2x2, 3x3): 16 per 4), so they also move less memory. The filters
 do not: 36 matrices, four times the 3x3 filters' size, which a product of few columns (few
 tiles in the batch) spends its time reading; ``prepared.py`` takes this layout only for
-batches of 49 tiles or more.
+batches of 32 tiles or more.
 
 **Rounding.** Each transform stage sums a few terms, so its rounding error is a few units
 of the float (u) times the sum of the absolute values of its terms; carried through the
