@@ -102,11 +102,11 @@ _WINOGRAD_CHANNELS = 256
 # (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
 _WINOGRAD_SIDE_BY_SIDE_TILES = 64
 # Winograd's F(4x4, 3x3) from this many input channels on, with at least as many output
-# channels and outputs of 14 x 14 or more: 0.64-0.88x the time of the rows, im2col and
-# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions alone
-# (tests/benchmarks/ab_prepared_choices.py --only winograd4). Slower on SqueezeNet's (16 to
-# 64 channels in: 0.84-1.48x), in place of DenseNet's taps layout (1.01-1.57x), and on 7x7
-# outputs at batch 1 (1.5-1.8x with 512 channels: four tiles an image).
+# channels and outputs of 14 x 14 or more: 0.64-0.90x the time of the rows, im2col and
+# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions alone, batch 1 and 8
+# (tests/benchmarks/ab_prepared_choices.py --only winograd4). Not on SqueezeNet's (16 to 64
+# channels in: 0.89-1.31x), in place of DenseNet's taps layout (1.02-1.58x), nor on 7x7
+# outputs (1.6-1.9x with 512 channels at batch 1: four tiles an image).
 _WINOGRAD4_CHANNELS = 64
 _WINOGRAD4_SIZE = 14
 # ... and when the batch has at least this many 4x4 tiles (the products' columns): with fewer,
