@@ -1,13 +1,15 @@
 """Winograd's F(4x4, 3x3): a 3x3 stride-1 convolution with 36 products per 4x4 output tile
 instead of 144, for the prepared convolutions (``fuse=True``, ``ops/conv/prepared.py``).
 
-**The transforms** (Toom-Cook, as Lavin and Gray's). One output row of a tile, y_p =
-sum_k g_k d_{p+k} for p = 0..3, is the coefficient list of the product of the polynomials
-g(x) = g_0 + g_1 x + g_2 x^2 and d'(x) (the six inputs, reversed), so it is known from the
-product's values at six points: 0, 1, -1, 2, -2 and infinity (the leading coefficient).
-Each product there is one multiplication; the output is their Lagrange interpolation,
-each factor evaluated at the points divided by N_i = prod_{j != i} (p_i - p_j)
-(N = 4, -6, -6, 24, 24 for the five finite points) on the filter's side:
+**The transforms** (Toom-Cook, as Lavin and Gray's). The product s = a g of a polynomial a
+with four coefficients and g = g_0 + g_1 x + g_2 x^2 has six coefficients, so it is known from
+its values at six points, here 0, 1, -1, 2, -2 and infinity (the leading coefficient): each
+value is one multiplication a(p_i) g(p_i), and s is their Lagrange interpolation,
+s(x) = sum_i s(p_i) prod_{j != i} (x - p_j) / N_i + s_inf prod_j (x - p_j), with
+N_i = prod_{j != i} (p_i - p_j) (N = 4, -6, -6, 24, 24 for the five finite points). One output
+row of a tile, y_p = sum_k g_k d_{p+k} for p = 0..3 from six inputs d, is the transpose of
+that linear map from a to s, so it is the same algorithm transposed: evaluation of a becomes
+A^T, interpolation becomes B^T, and g is evaluated as before (the 1 / N_i moved onto it):
 
     B^T = [[4, 0, -5,  0, 1, 0],     G = [[ 1/4,     0,    0],     A^T = [[1, 1,  1, 1,  1, 0],
            [0, -4, -4, 1, 1, 0],          [-1/6, -1/6, -1/6],            [0, 1, -1, 2, -2, 0],
@@ -18,11 +20,12 @@ each factor evaluated at the points divided by N_i = prod_{j != i} (p_i - p_j)
 
 A^T's columns are the points' powers 0..3 (infinity: the last power only); G's rows are g at
 the points over N_i; B^T's rows are the coefficients of prod_{j != i} (x - p_j) and, for
-infinity, of prod_j (x - p_j). In two dimensions: each 6x6 input tile d (tiles overlap by
-two) becomes V = B^T d B, each filter U = G g G^T (once, when the model is prepared, in
-float64 rounded once), the 36 elements multiply as 36 matrix products over channels
-(M x C by C x tiles, one batched ``np.matmul``) and each 6x6 result m gives the 4x4 output
-A^T m A. The bias rides on m[1, 1]: A^T's column for the point 1 is all ones.
+infinity, of prod_j (x - p_j) (``tests/evaluate/test_winograd4.py`` checks the identity in
+rational arithmetic). In two dimensions: each 6x6 input tile d (tiles overlap by two)
+becomes V = B^T d B, each filter U = G g G^T (once, when the model is prepared, in float64
+rounded once), the 36 elements multiply as 36 matrix products over channels (M x C by
+C x tiles, one batched ``np.matmul``) and each 6x6 result m gives the 4x4 output A^T m A.
+The bias rides on m[1, 1]: A^T's column for the point 1 is all ones.
 
 **How it runs.** Unlike F(2x2, 3x3) (:mod:`onnxcraft.ops.conv.winograd`), whose transforms
 are a few additions, B^T and A^T here have 3 to 5 terms a row with coefficients up to 8, so
@@ -47,10 +50,13 @@ output row p, sum_a |A^T|_{pa} (row sum of |G|)_a (row sum of |B^T|)_a = 16, 17,
 in two dimensions, against (8 / 3)^2 = 7.1 for F(2x2, 3x3). The tests therefore hold it to
 36 times (256 / 7.1) F(2x2, 3x3)'s bound of 2e-6 of the largest value of the convolution of
 absolute values in the output channel: 7.2e-5 in float32 (3.6e-13 in float64), 14 times
-inside the ONNX backend tests' rtol of 1e-3. Observed against the exact (float64) sum on
-1,500 drawn convolutions (1 to 64 channels, sizes 1 to 30, any padding): at most 3.1e-6 in
-float32 and 7.4e-15 in float64; on the zoo models' shapes 0.4e-6 to 2.6e-6, where the
-written kernel's own error is 0.5e-7 to 2.2e-7 (``tests/evaluate/test_winograd4.py``).
+inside the ONNX backend tests' rtol of 1e-3. That scales F(2x2, 3x3)'s bound by the growth;
+it is not a worst case (every rounding of every stage aligned could exceed it, as it could
+F(2x2, 3x3)'s and the direct sum's). Observed against the exact (float64) sum on 1,500 drawn
+convolutions (1 to 64 channels, sizes 1 to 30, any padding): at most 3.1e-6 in float32 (23
+times inside the bound) and 7.4e-15 in float64; on the zoo models' shapes 0.4e-6 to
+2.6e-6, where the written kernel's own error is 0.5e-7 to 2.2e-7
+(``tests/evaluate/test_winograd4.py``).
 """
 
 from __future__ import annotations
