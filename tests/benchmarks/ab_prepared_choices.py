@@ -1,7 +1,8 @@
 """The prepared convolutions' tuned choices, each against its alternative, in one process.
 
     python tests/benchmarks/ab_prepared_choices.py [--rounds 31] [--batches 1,8]
-                                                   [--only winograd,bands,side,winograd_side]
+                                                   [--only winograd,bands,side,winograd_side,
+                                                           winograd4]
 
 Every choice is a module constant of ``ops/conv/prepared.py`` (or a layout forced, for
 Winograd); one ``PreparedConv`` runs with the constant as it is and as it would otherwise
@@ -10,13 +11,17 @@ the median over rounds of their ratio (steadier than a ratio of medians on a sha
 machine), one thread, numpy's BLAS pinned (fair.py):
 
 - ``winograd``: the layout chosen (``_WINOGRAD_CHANNELS``) against the other of Winograd's
-  F(2x2, 3x3) and the rows layout, on 3x3 convolutions of 128 and 256 channels;
+  F(2x2, 3x3) and the rows layout (against F(2x2, 3x3) where F(4x4, 3x3) is chosen), on
+  3x3 convolutions of 128 and 256 channels;
 - ``bands``: the phases layout's bands of 2^19 values against 2^17 on the 7x7 stem
   (``_PHASES_BAND_VALUES``);
 - ``side``: the batch's images side by side in one product against a product per image
   (``_SIDE_BY_SIDE_POSITIONS``), the 7x7 stages' convolutions (batch 1 is left out);
 - ``winograd_side``: Winograd's images of a few dozen tiles side by side in its 16 products
-  against one image at a time (``_WINOGRAD_SIDE_BY_SIDE_TILES``; batch 1 is left out).
+  against one image at a time (``_WINOGRAD_SIDE_BY_SIDE_TILES``; batch 1 is left out);
+- ``winograd4``: Winograd's F(4x4, 3x3) against the layout chosen before it (at 54b4cd0),
+  and against F(2x2, 3x3) from 256 channels, on every 3x3 stride-1 convolution of the zoo's
+  models (ResNet-50, DenseNet-121, BN-Inception, SqueezeNet); "as it is" is F(4x4, 3x3).
 """
 
 from __future__ import annotations
@@ -47,6 +52,31 @@ SIDE += [(1024, 14, 256, 1, 1, False)]  # 14 x 14: left to the product per image
 # Winograd's 14 x 14 outputs (49 tiles), and 28 x 28 (196 tiles: one image at a time either way)
 WINOGRAD_SIDE = [(256, 14, 256, 3, 1, False), (512, 14, 512, 3, 1, False)]
 WINOGRAD_SIDE += [(256, 28, 256, 3, 1, False)]
+# Every 3x3 stride-1 shape of the zoo's models, with the layout chosen for it at 54b4cd0
+WINOGRAD4 = [
+    ((64, 56, 64, 3, 1, False), "rows"),  # ResNet-50
+    ((128, 28, 128, 3, 1, False), "rows"),
+    ((256, 14, 256, 3, 1, False), "winograd"),
+    ((512, 7, 512, 3, 1, False), "im2col"),
+    ((128, 56, 32, 3, 1, False), "taps"),  # DenseNet-121
+    ((128, 28, 32, 3, 1, False), "taps"),
+    ((128, 14, 32, 3, 1, False), "taps"),
+    ((128, 7, 32, 3, 1, False), "taps"),
+    ((64, 56, 192, 3, 1, False), "im2col"),  # BN-Inception
+    ((96, 28, 128, 3, 1, False), "im2col"),
+    ((128, 28, 192, 3, 1, False), "im2col"),
+    ((96, 14, 208, 3, 1, False), "im2col"),
+    ((112, 14, 224, 3, 1, False), "im2col"),
+    ((128, 14, 256, 3, 1, False), "im2col"),
+    ((144, 14, 288, 3, 1, False), "im2col"),
+    ((160, 14, 320, 3, 1, False), "im2col"),
+    ((160, 7, 320, 3, 1, False), "im2col"),
+    ((192, 7, 384, 3, 1, False), "im2col"),
+    ((16, 55, 64, 3, 1, False), "im2col"),  # SqueezeNet 1.1
+    ((32, 27, 128, 3, 1, False), "im2col"),
+    ((48, 13, 192, 3, 1, False), "im2col"),
+    ((64, 13, 256, 3, 1, False), "im2col"),
+]
 
 
 def _conv(shape: tuple[int, ...], batch: int) -> tuple[PreparedConv, tuple[Any, ...]]:
@@ -100,7 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--batches", default="1,8")
-    parser.add_argument("--only", default="winograd,bands,side,winograd_side")
+    parser.add_argument("--only", default="winograd,bands,side,winograd_side,winograd4")
     args = parser.parse_args()
     print(fair.describe_machine(fair.pin_threads(1)))
     print("| choice | shape | batch | as it is ms | the other ms | as it is / the other |")
@@ -110,6 +140,11 @@ def main() -> None:
         cases: list[tuple[str, tuple[int, ...]]] = []
         for name, shapes in (("winograd", WINOGRAD), ("bands", BANDS)):
             cases += [(name, s) for s in shapes if name in chosen]
+        if "winograd4" in chosen:
+            for shape, before in WINOGRAD4:
+                cases.append((f"winograd4 vs {before}", shape))
+                if before != "winograd" and min(shape[0], shape[2]) >= 256:
+                    cases.append(("winograd4 vs winograd", shape))
         if batch > 1 and "side" in chosen:
             cases += [("side", s) for s in SIDE]
         if batch > 1 and "winograd_side" in chosen:
@@ -122,6 +157,9 @@ def main() -> None:
                 now = _layout(conv, call[0], picked)
                 other = _layout(conv, call[0], "rows" if picked == "winograd" else "winograd")
                 name = f"winograd ({picked} chosen)"
+            elif name.startswith("winograd4 vs "):
+                now = _layout(conv, call[0], "winograd4")
+                other = _layout(conv, call[0], name.removeprefix("winograd4 vs "))
             elif name == "winograd_side":
                 _layout(conv, call[0], "winograd")()
                 tiles = module._WINOGRAD_SIDE_BY_SIDE_TILES

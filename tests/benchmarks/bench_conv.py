@@ -55,11 +55,11 @@ SHAPES = [
     (3, 224, 64, 3, 2, 1),
     (32, 112, 32, 3, 1, 32),  # MobileNet's depthwise, wider than the banded products go
 ]
-LAYOUTS = ("taps", "rows", "winograd", "flat", "im2col", "phases", "depthwise")
+LAYOUTS = ("taps", "rows", "winograd", "winograd4", "flat", "im2col", "phases", "depthwise")
 
 
 def applies(layout: str, kernel: int, stride: int, group: int) -> bool:
-    if layout == "winograd":
+    if layout in ("winograd", "winograd4"):
         return (kernel, stride, group) == (3, 1, 1)
     if layout == "depthwise":
         return group > 1

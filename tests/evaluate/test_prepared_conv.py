@@ -288,7 +288,7 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
         w,
         kernel_shape=None,
         strides=attrs.get("strides"),  # type: ignore[arg-type]
-        dilations=None,
+        dilations=attrs.get("dilations"),  # type: ignore[arg-type]
         pads=attrs.get("pads"),  # type: ignore[arg-type]
         auto_pad="NOTSET",
     )
@@ -298,11 +298,17 @@ def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[
     ("x_shape", "w_shape", "attrs", "layout"),
     [
         ((1, 128, 56, 56), (32, 128, 3, 3), {"pads": [1] * 4}, "taps"),  # DenseNet
-        ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "rows"),  # ResNet
-        ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # widening
-        ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # many channels
-        ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1] * 4}, "rows"),  # too few for Winograd
+        ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4}, "winograd4"),  # ResNet
+        ((1, 64, 56, 56), (192, 64, 3, 3), {"pads": [1] * 4}, "winograd4"),  # Inception
+        ((1, 256, 14, 14), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd4"),
+        ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1] * 4}, "winograd4"),
+        ((1, 256, 12, 12), (256, 256, 3, 3), {"pads": [1] * 4}, "winograd"),  # 3 tiles of 4
         ((1, 512, 7, 7), (512, 512, 3, 3), {"pads": [1] * 4}, "im2col"),  # padding costs
+        ((1, 64, 13, 13), (256, 64, 3, 3), {"pads": [1] * 4}, "im2col"),  # SqueezeNet
+        ((1, 32, 27, 27), (128, 32, 3, 3), {"pads": [1] * 4}, "im2col"),  # few channels in
+        ((1, 128, 28, 28), (64, 128, 3, 3), {"pads": [1] * 4}, "rows"),  # fewer out than in
+        ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "dilations": [2, 2]}, "rows"),
+        ((1, 64, 56, 56), (64, 64, 5, 5), {"pads": [2] * 4}, "rows"),
         ((1, 64, 56, 56), (64, 64, 3, 3), {"pads": [1] * 4, "strides": [2, 2]}, "im2col"),
         ((1, 3, 224, 224), (64, 3, 7, 7), {"pads": [3] * 4, "strides": [2, 2]}, "phases"),
         ((1, 256, 14, 14), (64, 256, 1, 1), {}, "im2col"),  # a view already

@@ -15,7 +15,15 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
   the result.
-- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more):
+- **winograd4** (3x3, stride 1, 64 input channels or more, at least as many output
+  channels, outputs of 14 x 14 or more, and a batch of 32 4x4 tiles or more: ResNet's and
+  Inception's 3x3 convolutions): Winograd's F(4x4, 3x3), 36 products per 4x4 output tile
+  instead of 144, its transforms matrix products with 6x6 matrices
+  (:mod:`onnxcraft.ops.conv.winograd4`). It rounds worse than the direct sum (within 7.2e-5
+  of the largest value of the output channel's convolution of absolute values, against 2e-6
+  for the other layouts). A batch with fewer tiles runs the layout chosen without it.
+- **winograd** (3x3, stride 1, 256 channels or more in and out, outputs of 8x8 or more that
+  F(4x4, 3x3) does not take, such as 13x13, or one 14 x 14 image):
   Winograd's F(2x2, 3x3), 16 products per 2x2 output tile instead of 36
   (:mod:`onnxcraft.ops.conv.winograd`).
 - **depthwise** (one filter per channel, as ShuffleNet's): each block of an output row the
@@ -38,7 +46,8 @@ from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output g
 residual Add and the Relu while it is still in cache.
 
 These change how the products are summed, so they round differently from the kernel as
-written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``);
+written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``;
+F(4x4, 3x3) within its own bound, ``tests/evaluate/test_winograd4.py``);
 the evaluator uses them only with ``fuse=True``. The residual Add and the Relu are exactly
 the nodes' (``a + b`` in place rounds as ``a + b``).
 """
@@ -60,6 +69,7 @@ from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry,
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
+from onnxcraft.ops.conv.winograd4 import winograd4_image, winograd4_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
 __all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
@@ -91,17 +101,38 @@ _WINOGRAD_CHANNELS = 256
 # small images: 0.95x the time on 256 x 14 x 14 at batch 8, 0.76x on 512 x 14 x 14
 # (tests/benchmarks/ab_prepared_choices.py --only winograd_side).
 _WINOGRAD_SIDE_BY_SIDE_TILES = 64
+# Winograd's F(4x4, 3x3) from this many input channels on, with at least as many output
+# channels and outputs of 14 x 14 or more: 0.64-0.90x the time of the rows, im2col and
+# F(2x2, 3x3) layouts on ResNet-50's and BN-Inception's 3x3 convolutions alone, batch 1 and 8
+# (tests/benchmarks/ab_prepared_choices.py --only winograd4). Not on SqueezeNet's (16 to 64
+# channels in: 0.89-1.31x), in place of DenseNet's taps layout (1.02-1.58x), nor on 7x7
+# outputs (1.6-1.9x with 512 channels at batch 1: four tiles an image).
+_WINOGRAD4_CHANNELS = 64
+_WINOGRAD4_SIZE = 14
+# ... and when the batch has at least this many 4x4 tiles (the products' columns): with fewer,
+# its weights (36 matrices, four times the filters) cost more to read than the products they
+# save. Inside ResNet-50 and BN-Inception at batch 1, on 14 x 14 outputs (16 tiles) it took
+# 0.97-1.06x the time of F(2x2, 3x3) and the im2col (their weights come from memory there,
+# not from the cache as when timed alone), but 0.83-0.87x on 14 x 14 at batch 2 (32 tiles),
+# 0.87-0.90x at batch 4 and 8, and 0.65-0.92x on 28 x 28 and 56 x 56 at batch 1 (49 and 196
+# tiles; tests/benchmarks/ab_winograd4_models.py and its per-convolution timing).
+_WINOGRAD4_COLUMNS = 32
 
 
-def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group: int) -> str:
-    """``"taps"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``, ``"flat"`` or
-    ``"im2col"`` for a 2-D convolution of this shape.
+def choose_layout(
+    geom: WindowGeometry, channels: int, out_channels: int, group: int, *, winograd4: bool = True
+) -> str:
+    """``"taps"``, ``"winograd4"``, ``"winograd"``, ``"rows"``, ``"depthwise"``, ``"phases"``,
+    ``"flat"`` or ``"im2col"`` for a 2-D convolution of this shape.
 
-    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``): taps whenever the
-    output has a quarter of the input's channels or fewer; Winograd for 3x3 stride-1
-    convolutions with 256 channels or more in and out and 8 output rows and columns or more
-    (12% faster at 28 x 28, even at 14 x 14; slower with fewer channels, where its transforms
-    cost more than the products it saves, and no faster on 7x7 outputs); rows when the output
+    From the layouts timed per shape (``tests/benchmarks/bench_conv.py``,
+    ``ab_prepared_choices.py``): taps whenever the output has a quarter of the input's
+    channels or fewer; Winograd's F(4x4, 3x3) for 3x3 stride-1 convolutions with 64 input
+    channels or more, at least as many output channels, and outputs of 14 x 14 or more
+    (``_WINOGRAD4_CHANNELS``); its F(2x2, 3x3) for the other 3x3 stride-1 convolutions with
+    256 channels or more in and out and 8 output rows and columns or more (slower with fewer
+    channels, where its transforms cost more than the products it saves, and no faster on
+    7x7 outputs); rows when the output
     has no more channels than the input and at least 12 rows (below, the padded rows it also
     computes cost more than the copies saved); the banded products for depthwise convolutions (one
     filter per channel: 1.1 to 1.9 times faster than flat and im2col on ShuffleNet's);
@@ -109,7 +140,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
     faster than flat and im2col, slower on 3x3 kernels); flat for stride-1 convolutions with
     a group per input channel and several filters each, whose window copies are otherwise
     strided; the im2col for the rest, where every layout spends about the same beside the
-    product.
+    product. ``winograd4=False``: the layout for batches with too few tiles for F(4x4, 3x3)
+    (``_WINOGRAD4_COLUMNS``).
     """
     if any(n == 0 for n in geom.out_shape) or out_channels == 0:
         return "im2col"
@@ -125,9 +157,16 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
         return "im2col"  # a view already, or too few terms in each sum to gain anything
     if 4 * out_channels <= channels:
         return "taps"
+    three_by_three = geom.kernel == (3, 3) and geom.dilations == (1, 1)
     if (
-        geom.kernel == (3, 3)
-        and geom.dilations == (1, 1)
+        winograd4
+        and three_by_three
+        and _WINOGRAD4_CHANNELS <= channels <= out_channels
+        and min(geom.out_shape) >= _WINOGRAD4_SIZE
+    ):
+        return "winograd4"
+    if (
+        three_by_three
         and min(channels, out_channels) >= _WINOGRAD_CHANNELS
         and min(geom.out_shape) >= 8  # 7x7: tiles padded to 8x8 waste a third
     ):
@@ -141,6 +180,8 @@ def choose_layout(geom: WindowGeometry, channels: int, out_channels: int, group:
 class _Layout:
     geom: WindowGeometry
     name: str
+    # F(4x4, 3x3) only: the layout for batches with fewer tiles than _WINOGRAD4_COLUMNS
+    few_tiles: _Layout | None = None
 
 
 class PreparedConv:
@@ -224,10 +265,16 @@ class PreparedConv:
         if layout is None:
             check_conv_operands("Conv", x, w, self.group)
             geom = self._geometry(x)
-            name = (
-                "nd" if geom.ndim != 2 else choose_layout(geom, x.shape[1], w.shape[0], self.group)
-            )
-            layout = self._layouts[x.shape[1:]] = _Layout(geom, name)
+            c, m, g = x.shape[1], w.shape[0], self.group
+            name = "nd" if geom.ndim != 2 else choose_layout(geom, c, m, g)
+            few = None
+            if name == "winograd4":
+                few = _Layout(geom, choose_layout(geom, c, m, g, winograd4=False))
+            layout = self._layouts[x.shape[1:]] = _Layout(geom, name, few)
+        if layout.few_tiles is not None:
+            ho, wo = layout.geom.out_shape
+            if x.shape[0] * -(-ho // 4) * -(-wo // 4) < _WINOGRAD4_COLUMNS:
+                return layout.few_tiles
         return layout
 
     def _as_written(self, x: Any) -> np.ndarray:
@@ -255,6 +302,8 @@ class PreparedConv:
             return self._rows_image
         if name == "winograd":
             return self._winograd_image
+        if name == "winograd4":
+            return self._winograd4_image
         if name == "flat":
             return self._flat_image
         if name == "depthwise":
@@ -278,11 +327,12 @@ class PreparedConv:
         side_by_side = 1
         if layout.name in ("im2col", "taps", "depthwise") and positions <= _SIDE_BY_SIDE_POSITIONS:
             side_by_side = max(1, _SIDE_BY_SIDE_COLUMNS // max(1, positions))
-        if layout.name == "winograd":
-            tiles = -(-geom.out_shape[0] // 2) * -(-geom.out_shape[1] // 2)
+        if layout.name in ("winograd", "winograd4"):
+            side = 2 if layout.name == "winograd" else 4  # of the output tiles
+            tiles = -(-geom.out_shape[0] // side) * -(-geom.out_shape[1] // side)
             if tiles <= _WINOGRAD_SIDE_BY_SIDE_TILES:  # the products' columns, per image
                 return max(1, _SIDE_BY_SIDE_COLUMNS // tiles)
-        if layout.name in ("taps", "rows", "winograd"):
+        if layout.name in ("taps", "rows", "winograd", "winograd4"):
             return side_by_side
         taps = int(x.shape[1]) * math.prod(geom.kernel)
         together = max(1, _IM2COL_VALUES // max(1, taps * positions))
@@ -582,6 +632,14 @@ class PreparedConv:
         if u is None:
             u = self._arranged["winograd"] = winograd_weights(self.weight)
         winograd_image(x, geom, u, self._bias, out, self.work)
+
+    def _winograd4_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C, H, W) by Winograd's F(4x4, 3x3) into ``out`` (N, M, Ho, Wo)
+        (:mod:`onnxcraft.ops.conv.winograd4`)."""
+        u = self._arranged.get("winograd4")
+        if u is None:
+            u = self._arranged["winograd4"] = winograd4_weights(self.weight)
+        winograd4_image(x, geom, u, self._bias, out, self.work)
 
     def _taps_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the taps layout into ``out`` (N, M, Ho, Wo)."""
