@@ -23,6 +23,7 @@ from onnxcraft.ops.conv import winograd4
 from onnxcraft.ops.conv.kernels import conv
 from onnxcraft.ops.conv.prepared import PreparedConv, prepare_conv
 from onnxcraft.opset.ai.onnx import v21 as op
+from tests.evaluate.test_winograd_batches import batch_with_residual
 
 # F(2x2, 3x3)'s bounds (tests/evaluate/test_prepared_conv.py) times the growth ratio 256 / 7.1
 RELATIVE = {np.float32: 36 * 2e-6, np.float64: 36 * 1e-14}
@@ -95,18 +96,10 @@ def test_winograd4_batches_with_add_and_relu_within_its_bound(
     """Up to 13 images (side by side in chunks when they have 64 tiles or fewer, the last
     chunk short; one at a time at 37 x 34), the residual Add and the Relu after the product:
     the written kernel's sum within the bound, then the exact Add and Relu."""
-    rng = np.random.default_rng(seed)
-    c, m = 6, 5
-    x = rng.standard_normal((n, c, *size)).astype(dtype)
-    w = rng.standard_normal((m, c, 3, 3)).astype(dtype)
-    b = rng.standard_normal(m).astype(dtype) if bias else None
-    attrs = {"pads": pads}
-    written = conv(x, w, b, **attrs)
-    residual = rng.standard_normal(written.shape).astype(dtype)
-    prepared = PreparedConv(w, b, attrs, add=np.add, relu=np.maximum)
-    _force(prepared, x)
-    got = prepared(x, residual)
-    _within_bound(got, np.maximum(written + residual, 0), _limit(x, w, b, attrs))
+    got, expected, attrs, x, w, b = batch_with_residual(
+        "winograd4", seed, dtype, (n, 6, *size), 5, pads, bias
+    )
+    _within_bound(got, expected, _limit(x, w, b, attrs))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

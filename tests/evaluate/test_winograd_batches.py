@@ -13,10 +13,28 @@ from onnxcraft.ops.conv.prepared import PreparedConv
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
 
 
-def _force_winograd(prepared: PreparedConv, x: np.ndarray) -> None:
+def _force_winograd(prepared: PreparedConv, x: np.ndarray, layout: str = "winograd") -> None:
     prepared._layout_for(x)
     key = x.shape[1:]
-    prepared._layouts[key] = type(prepared._layouts[key])(prepared._layouts[key].geom, "winograd")
+    prepared._layouts[key] = type(prepared._layouts[key])(prepared._layouts[key].geom, layout)
+
+
+def batch_with_residual(
+    layout: str, seed: int, dtype: type, shape: tuple[int, ...], m: int, pads: list[int], bias: bool
+) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray, np.ndarray, np.ndarray | None]:
+    """A batch ``shape`` (N, C, H, W) convolved by a drawn 3x3 filter of ``m`` outputs in
+    ``layout``, then the residual Add and the Relu: (got, expected: the written kernel's
+    sum, then the exact Add and Relu, the attributes, x, w, b)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dtype)
+    w = rng.standard_normal((m, shape[1], 3, 3)).astype(dtype)
+    b = rng.standard_normal(m).astype(dtype) if bias else None
+    attrs = {"pads": pads}
+    written = conv(x, w, b, **attrs)
+    residual = rng.standard_normal(written.shape).astype(dtype)
+    prepared = PreparedConv(w, b, attrs, add=np.add, relu=np.maximum)
+    _force_winograd(prepared, x, layout)
+    return prepared(x, residual), np.maximum(written + residual, 0), attrs, x, w, b
 
 
 @settings(max_examples=25, deadline=None)
@@ -34,22 +52,12 @@ def test_winograd_side_by_side_within_rounding(
     """Up to 13 images of up to 64 tiles (chunks of 8 to 10 images, the last one short),
     with the residual Add and the Relu: within the rounding of the written kernel, per
     output channel as for Winograd image by image."""
-    rng = np.random.default_rng(seed)
-    c, m = 5, 4
-    x = rng.standard_normal((n, c, *size)).astype(dtype)
-    w = rng.standard_normal((m, c, 3, 3)).astype(dtype)
-    b = rng.standard_normal(m).astype(dtype) if bias else None
-    attrs = {"pads": pads}
-    written = conv(x, w, b, **attrs)
-    residual = rng.standard_normal(written.shape).astype(dtype)
-    prepared = PreparedConv(w, b, attrs, add=np.add, relu=np.maximum)
-    _force_winograd(prepared, x)
-    got = prepared(x, residual)
-    # the written kernel's sum, then the exact Add and Relu
+    got, expected, attrs, x, w, b = batch_with_residual(
+        "winograd", seed, dtype, (n, 5, *size), 4, pads, bias
+    )
     magnitude = conv(np.abs(x), np.abs(w), None if b is None else np.abs(b), **attrs)
     magnitude = np.broadcast_to(magnitude.max(axis=(2, 3), keepdims=True), magnitude.shape)
     limit = RELATIVE[dtype] * (magnitude + np.finfo(dtype).tiny)
-    expected = np.maximum(written + residual, 0)
     assert got.shape == expected.shape and got.dtype == expected.dtype
     assert (np.abs(got.astype(np.float64) - expected) <= limit).all()
 
