@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,14 @@ from tests.infer.test_direct import _empty_model, _op_info
 from tests.infer.test_fast_paths import assert_same
 
 INT64 = 7
+
+
+def _float_dims(info: Any, dims: Any) -> None:
+    """Type a value_info entry (an input, a declared value) as a float tensor of these dims."""
+    info.type.tensor_type.elem_type = 1
+    for d in dims:
+        info.type.tensor_type.shape.dim.add(dim_value=d)
+
 
 # -- Reshape's direct answer against its rule ----------------------------------------------------
 
@@ -114,22 +123,27 @@ def test_reshape_of_consistent_shapes_answers_as_its_rule(
     for i in range(len(target)):
         target[i] = data.draw(st.sampled_from([target[i]] * 4 + [0, -1]))
     array = np.array(target, np.int64)
-    value: Any = array
-    if lazy:
-        value = _ReadTensor(
-            TensorProto(data_type=INT64, dims=[len(target)], raw_data=array.tobytes())
-        )
+    value = _as_read(array) if lazy else array
     _check_reshape(Tensor(np.float32, tuple(dims)), value, allow_zero, 21, 1)
 
 
-def _check_reshape(
-    x: ValueType | None, value: Any, allow_zero: int | None, opset: int, outputs: int
+def _as_read(array: np.ndarray) -> Any:
+    """An int64 vector as the inference reader gives a small initializer (decoded lazily)."""
+    return _ReadTensor(TensorProto(data_type=INT64, dims=[len(array)], raw_data=array.tobytes()))
+
+
+def _check_valued(
+    op: Any,
+    attributes: dict[str, Any],
+    types: list[ValueType | None],
+    value: Any,
+    opset: int,
+    outputs: int,
 ) -> None:
-    op = _op_info("Reshape", opset)
-    attributes = {} if allow_zero is None or opset < 14 else {"allowzero": allow_zero}
-    types: list[ValueType | None] = [x, Tensor(np.int64, (3,))]
+    """The valued direct answer of ``op`` (its second input's value known), when it gives
+    one, is the rule's, and the rule reads that value without a warning."""
     ctx = direct_context(op, attributes, {})
-    direct = VALUED_DIRECT["Reshape"](ctx, types, [None, value], outputs)  # (never raises)
+    direct = VALUED_DIRECT[op.op_type](ctx, types, [None, value], outputs)  # (never raises)
     if direct is None:
         return
     with warnings.catch_warnings():
@@ -138,6 +152,15 @@ def _check_reshape(
             op, types, [None, _fresh(value)], attributes, outputs, opset, None, [True, True], {}
         )
     assert (ruled, values, read) == (direct, {}, True)
+
+
+def _check_reshape(
+    x: ValueType | None, value: Any, allow_zero: int | None, opset: int, outputs: int
+) -> None:
+    op = _op_info("Reshape", opset)
+    attributes = {} if allow_zero is None or opset < 14 else {"allowzero": allow_zero}
+    types: list[ValueType | None] = [x, Tensor(np.int64, (3,))]
+    _check_valued(op, attributes, types, value, opset, outputs)
 
 
 def test_reshape_declines_before_version_5() -> None:
@@ -242,9 +265,7 @@ def _head(draw: st.DrawFn) -> bytes:
     model = _empty_model(opset)
     graph = model.graph
     info = graph.input.add(name="x")
-    info.type.tensor_type.elem_type = 1
-    for d in draw(st.sampled_from([(1, 8, 3, 3), (2, 4, 5), (1, 8), (3,)])):
-        info.type.tensor_type.shape.dim.add(dim_value=d)
+    _float_dims(info, draw(st.sampled_from([(1, 8, 3, 3), (2, 4, 5), (1, 8), (3,)])))
     shuffled = graph.node.add(op_type="Transpose", input=["x"], output=["t"])
     if draw(st.booleans()):
         shuffled.attribute.add(
@@ -261,16 +282,8 @@ def _head(draw: st.DrawFn) -> bytes:
         soft.attribute.add(name="axis", type=2, i=draw(st.integers(-3, 3)))
     out = graph.output.add(name="y")
     if draw(st.booleans()):
-        out.type.tensor_type.elem_type = 1
-        for d in draw(st.sampled_from([(1, 8), (2, 4), (8,)])):
-            out.type.tensor_type.shape.dim.add(dim_value=d)
+        _float_dims(out, draw(st.sampled_from([(1, 8), (2, 4), (8,)])))
     return model.SerializeToString()
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=_head())
-def test_drawn_heads_answer_as_the_plain_path(data: bytes) -> None:
-    assert_same(data)  # (strict and not)
 
 
 # -- Split's direct answer against its rule ------------------------------------------------------
@@ -305,11 +318,7 @@ def test_split_at_consistent_sizes_answers_as_its_rule(
     cut = data.draw(st.integers(0, dim))
     sizes = data.draw(st.sampled_from([[cut, dim - cut], [dim], [cut, dim - cut, 0], [dim + 1]]))
     array = np.array(sizes, np.int64)
-    value: Any = array
-    if lazy:
-        value = _ReadTensor(
-            TensorProto(data_type=INT64, dims=[len(sizes)], raw_data=array.tobytes())
-        )
+    value = _as_read(array) if lazy else array
     outputs = data.draw(st.sampled_from([len(sizes)] * 4 + [2]))
     _check_split(Tensor(np.float32, tuple(dims)), value, axis, 21, outputs)
 
@@ -320,16 +329,7 @@ def _check_split(
     op = _op_info("Split", opset)
     attributes = {} if axis is None else {"axis": axis}
     types: list[ValueType | None] = [x, Tensor(np.int64, (2,))]
-    ctx = direct_context(op, attributes, {})
-    direct = VALUED_DIRECT["Split"](ctx, types, [None, value], outputs)  # (never raises)
-    if direct is None:
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a rule's warning would fail here
-        ruled, values, read = infer_node(
-            op, types, [None, _fresh(value)], attributes, outputs, opset, None, [True, True], {}
-        )
-    assert (ruled, values, read) == (direct, {}, True)
+    _check_valued(op, attributes, types, value, opset, outputs)
 
 
 # -- drawn models against the plain path ----------------------------------------------------------
@@ -342,9 +342,7 @@ def _split_chain(draw: st.DrawFn) -> bytes:
     model = _empty_model(draw(st.sampled_from([13, 18, 21])))
     graph = model.graph
     info = graph.input.add(name="x")
-    info.type.tensor_type.elem_type = 1
-    for d in (2, 6, 4):
-        info.type.tensor_type.shape.dim.add(dim_value=d)
+    _float_dims(info, (2, 6, 4))
     choices = [(3, 3), (2, 4), (6,), (1, 5), (3, 4), (-1, 7), (2, 2, 2)]
     sizes = draw(st.lists(st.sampled_from(choices), min_size=1, max_size=3))
     for i, parts in enumerate(sizes):
@@ -366,17 +364,9 @@ def _split_chain(draw: st.DrawFn) -> bytes:
             last = outs[0]
         if draw(st.integers(0, 3)) == 0:
             out = graph.value_info.add(name=last)
-            out.type.tensor_type.elem_type = 1
-            for d in draw(st.sampled_from([(2, 6, 4), (2, 3, 4)])):
-                out.type.tensor_type.shape.dim.add(dim_value=d)
+            _float_dims(out, draw(st.sampled_from([(2, 6, 4), (2, 3, 4)])))
     graph.output.add(name=last)
     return model.SerializeToString()
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=_split_chain())
-def test_drawn_splits_answer_as_the_plain_path(data: bytes) -> None:
-    assert_same(data)  # (strict and not)
 
 
 @st.composite
@@ -386,9 +376,7 @@ def _reshape_chain(draw: st.DrawFn) -> bytes:
     model = _empty_model(draw(st.sampled_from([13, 14, 21])))
     graph = model.graph
     info = graph.input.add(name="x")
-    info.type.tensor_type.elem_type = 1
-    for d in draw(st.sampled_from([(24,), (2, 12), (4, 3, 2), (0, 5)])):
-        info.type.tensor_type.shape.dim.add(dim_value=d)
+    _float_dims(info, draw(st.sampled_from([(24,), (2, 12), (4, 3, 2), (0, 5)])))
     shapes = draw(
         st.lists(
             st.sampled_from(
@@ -413,17 +401,9 @@ def _reshape_chain(draw: st.DrawFn) -> bytes:
             last = f"y{j}"
         if draw(st.integers(0, 3)) == 0:
             out = graph.value_info.add(name=last)
-            out.type.tensor_type.elem_type = 1
-            for d in draw(st.sampled_from([(24,), (2, 12), (4, 6)])):
-                out.type.tensor_type.shape.dim.add(dim_value=d)
+            _float_dims(out, draw(st.sampled_from([(24,), (2, 12), (4, 6)])))
     graph.output.add(name=last)
     return model.SerializeToString()
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=_reshape_chain())
-def test_drawn_reshapes_answer_as_the_plain_path(data: bytes) -> None:
-    assert_same(data)  # (strict and not)
 
 
 @st.composite
@@ -433,9 +413,7 @@ def _blocks(draw: st.DrawFn) -> bytes:
     model = _empty_model()
     graph = model.graph
     info = graph.input.add(name="x")
-    info.type.tensor_type.elem_type = 1
-    for d in (1, 4, 8, 8):
-        info.type.tensor_type.shape.dim.add(dim_value=d)
+    _float_dims(info, (1, 4, 8, 8))
     channels = 4
     last = "x"
     for j in range(draw(st.integers(1, 6))):
@@ -472,9 +450,7 @@ def _blocks(draw: st.DrawFn) -> bytes:
         last = f"c{j}"
         if draw(st.integers(0, 3)) == 0:
             out = graph.value_info.add(name=last)
-            out.type.tensor_type.elem_type = 1
-            for d in (1, draw(st.sampled_from([4, 8, 16])), 8, 8):
-                out.type.tensor_type.shape.dim.add(dim_value=d)
+            _float_dims(out, (1, draw(st.sampled_from([4, 8, 16])), 8, 8))
     # A few unused weights of one type: the walk's choice of Conv before its key varies.
     for k in range(draw(st.integers(0, 20))):
         t = graph.initializer.add(name=f"u{k}", data_type=1, dims=[2])
@@ -483,10 +459,13 @@ def _blocks(draw: st.DrawFn) -> bytes:
     return model.SerializeToString()
 
 
+@pytest.mark.parametrize("models", [_head, _split_chain, _reshape_chain, _blocks])
 @settings(max_examples=150, deadline=None)
-@given(data=_blocks())
-def test_drawn_blocks_answer_as_the_plain_path(data: bytes) -> None:
-    assert_same(data)  # (strict and not)
+@given(data=st.data())
+def test_drawn_models_answer_as_the_plain_path(models: Any, data: st.DataObject) -> None:
+    """Heads, Split chains, Reshape chains and blocks of convolutions: the walk's answers
+    are the plain path's."""
+    assert_same(data.draw(models()))  # (strict and not)
 
 
 def _walk(data: bytes) -> GraphInference:
@@ -529,9 +508,7 @@ def test_the_first_node_of_a_list_makes_no_key() -> None:
     model = _empty_model()
     graph = model.graph
     info = graph.input.add(name="x")
-    info.type.tensor_type.elem_type = 1
-    for d in (1, 4, 2, 2):
-        info.type.tensor_type.shape.dim.add(dim_value=d)
+    _float_dims(info, (1, 4, 2, 2))
     last = "x"
     for j in range(3):
         names = []
