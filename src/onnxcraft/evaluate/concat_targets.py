@@ -3,11 +3,12 @@
 SqueezeNet's fire modules end in ``Concat(Relu(Conv(s)), Relu(Conv(s)))`` and Inception's
 modules in a Concat of four such branches: as written, each convolution fills a new array
 and the Concat copies them all once more. When every input of a Concat (along axis 1) is
-the output of a prepared convolution (:class:`onnxcraft.ops.conv.prepared.PreparedConv`)
-that nothing else reads, the first of those convolutions allocates the Concat's output and
-each one writes into its own slice of it (``out=``); the Concat then returns that array,
-copying nothing. The values are those ``np.concatenate`` gives, bit for bit: the same
-convolutions write the same numbers, only elsewhere.
+the output of a prepared convolution (:class:`onnxcraft.ops.conv.prepared.PreparedConv`,
+or a step of stacked ones, :mod:`onnxcraft.evaluate.sibling_convs`) that nothing else
+reads, the first of those convolutions allocates the Concat's output and each one writes
+into its own slice of it (``out=``); the Concat then returns that array, copying nothing.
+The values are those ``np.concatenate`` gives, bit for bit: the same convolutions write
+the same numbers, only elsewhere.
 
 The output's shape is learned from the previous run (the first run, and any run after one
 whose inputs had other shapes or types, concatenates as written). A Concat checks by
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxcraft.evaluate.sibling_convs import SiblingConv
 from onnxcraft.evaluate.step_links import with_replacements
 from onnxcraft.ops.conv.prepared import PreparedConv
 from onnxcraft.ops.kernel_api import Step
@@ -59,7 +61,7 @@ def write_into_concats(
             at is not None
             and at < index
             and at not in replaced
-            and isinstance(steps[at].fn, PreparedConv)
+            and isinstance(steps[at].fn, (PreparedConv, SiblingConv))
             and steps[at].outputs == [name]
             and name not in kept
             and readers[name] == 1
@@ -71,7 +73,7 @@ def write_into_concats(
         for slot, at in enumerate(sources):
             assert at is not None
             conv = steps[at].fn
-            assert isinstance(conv, PreparedConv)
+            assert isinstance(conv, (PreparedConv, SiblingConv))
             replaced[at] = replace(steps[at], fn=target.producer(slot, conv, at == first))
         assert step.fn is not None
         replaced[index] = replace(step, fn=target.joiner(step.fn))
@@ -100,7 +102,9 @@ class _Target:
         local.output = output
         local.slices = [output[:, a:b] for a, b in itertools.pairwise(bounds)]
 
-    def producer(self, slot: int, conv: PreparedConv, first: bool) -> Callable[..., Any]:
+    def producer(
+        self, slot: int, conv: PreparedConv | SiblingConv, first: bool
+    ) -> Callable[..., Any]:
         def produce(x: Any, residual: Any = None) -> Any:  # a prepared step's arguments
             if first:
                 self._start()

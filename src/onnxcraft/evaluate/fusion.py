@@ -28,6 +28,8 @@ The rewrites:
   and a Conv with scaled weights (:mod:`onnxcraft.evaluate.norm_relu_conv`), and an
   AveragePool after a 1x1 Conv runs before it (:mod:`onnxcraft.evaluate.pool_before_conv`):
   rounding within float precision of the nodes as written.
+- Prepared Convs reading one value with equal attributes (Inception's branch heads) run as
+  one product of their stacked weights (:mod:`onnxcraft.evaluate.sibling_convs`).
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -49,6 +51,7 @@ from onnxcraft.evaluate.concat_targets import write_into_concats
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
+from onnxcraft.evaluate.sibling_convs import stack_sibling_convs
 from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.prepared import prepare_conv
@@ -83,6 +86,7 @@ def fuse_steps(
     )
     # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
     steps = _prepare_convolutions(steps, constants, inputs, kept)
+    steps = stack_sibling_convs(steps, kept)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     fixed = set(constants) - inputs
