@@ -38,8 +38,8 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
   windows are one contiguous slice per channel, copied into the im2col.
 
 Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
-together), copied tap by tap (whole rows of positions per copy) into a working array and
-multiplied straight into the output; a 1x1 stride-1 convolution multiplies the image itself.
+together), every tap's windows copied at once (one strided view of them all) into a
+working array and multiplied straight into the output; a 1x1 stride-1 convolution multiplies the image itself.
 1-D and 3-D convolutions run the written im2col. With a bias, the copied arrays get a row of
 ones and the weights the bias as a column: the product adds it. Working arrays are reused
 from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output gets the
@@ -353,13 +353,13 @@ class PreparedConv:
             y += self._bias.reshape((1, -1) + (1,) * geom.ndim)
 
     def _im2col_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
-        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo): the windows copied tap by tap
-        (each copy whole rows of positions) into a working array, then one product per group
-        and image. With a bias, the array gets a row of ones and the weights the bias as a
+        """Images (N, C, H, W) into ``out`` (N, M, Ho, Wo): every tap's windows copied at
+        once into a working array (:func:`_tap_windows`), then one product per group and
+        image. With a bias, the array gets a row of ones and the weights the bias as a
         column, so the product adds it (no pass of its own)."""
         n, c = x.shape[:2]
         m, g = self.weight.shape[0], self.group
-        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        (kh, kw), (sh, sw) = geom.kernel, geom.strides
         ho, wo = geom.out_shape
         if n > 1 and ho * wo <= _SIDE_BY_SIDE_POSITIONS:
             self._side_by_side_image(x, geom, out)
@@ -380,14 +380,7 @@ class PreparedConv:
         ones = 0 if self._bias is None else 1
         cols = self.work.take("cols", (n, g, taps + ones, ho * wo), x.dtype)
         windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, ho, wo)
-        source = padded.reshape(n, g, c // g, *padded.shape[2:])
-        for i in range(kh):
-            for j in range(kw):
-                windows[:, :, :, i, j] = source[
-                    ...,
-                    i * dh : i * dh + (ho - 1) * sh + 1 : sh,
-                    j * dw : j * dw + (wo - 1) * sw + 1 : sw,
-                ]
+        windows[...] = _tap_windows(padded.reshape(n, g, c // g, *padded.shape[2:]), geom)
         if ones:
             cols[:, :, taps] = 1
         np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
@@ -402,7 +395,7 @@ class PreparedConv:
         product per image), within the same rounding of the written kernel."""
         n, c = x.shape[:2]
         m, g = self.weight.shape[0], self.group
-        (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+        kh, kw = geom.kernel
         ho, wo = geom.out_shape
         taps = (c // g) * kh * kw
         padded = self._padded(x, geom)
@@ -411,13 +404,7 @@ class PreparedConv:
         windows = cols[:, :taps].reshape(g, c // g, kh, kw, n, ho, wo)
         # (G, C/G, N, Hp, Wp): each tap's copy moves the images next to each other
         source = padded.reshape(n, g, c // g, *padded.shape[2:]).transpose(1, 2, 0, 3, 4)
-        for i in range(kh):
-            for j in range(kw):
-                windows[:, :, i, j] = source[
-                    ...,
-                    i * dh : i * dh + (ho - 1) * sh + 1 : sh,
-                    j * dw : j * dw + (wo - 1) * sw + 1 : sw,
-                ]
+        windows[...] = _tap_windows(source, geom).transpose(0, 1, 3, 4, 2, 5, 6)
         if ones:
             cols[:, taps] = 1
         products = self.work.take("products", (g, m // g, n, ho * wo), x.dtype)
@@ -712,6 +699,21 @@ class PreparedConv:
         np.add(blocks[0], blocks[1], out=target)
         for block in blocks[2:]:
             target += block
+
+
+def _tap_windows(source: np.ndarray, geom: WindowGeometry) -> np.ndarray:
+    """Every tap's windows of the padded images ``source`` (..., Hp, Wp) as one read-only
+    view (..., kh, kw, Ho, Wo): copied at once into the im2col, in 0.5-0.9x the time of a
+    copy per tap (numpy's overhead per copy is most of the work on small images: 25 copies
+    of 16 x 14 x 14 for a 5x5 kernel)."""
+    (kh, kw), (sh, sw), (dh, dw) = geom.kernel, geom.strides, geom.dilations
+    *outer, row, column = source.strides
+    return as_strided(
+        source,
+        (*source.shape[:-2], kh, kw, *geom.out_shape),
+        (*outer, row * dh, column * dw, row * sh, column * sw),
+        writeable=False,
+    )
 
 
 def prepare_conv(
