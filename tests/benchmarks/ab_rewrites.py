@@ -1,16 +1,19 @@
 """One rewrite of the evaluator's plan on and off, in one process, on the zoo's models.
 
     python tests/benchmarks/ab_rewrites.py --off stack_sibling_convs [--models inception]
-                                           [--batches 1,8] [--rounds 31] [--steps Conv,Concat]
+                                           [--batches 1,8] [--rounds 31]
+                                           [--steps changed | --steps Conv,Concat]
 
 Two evaluators per model and batch: one prepared as the code is, one prepared with the
 rewrite ``--off`` (a function ``onnxcraft.evaluate.fusion`` calls while preparing, e.g.
 ``stack_sibling_convs``, ``pool_before_conv``, ``write_into_concats``) replaced by one that
 changes nothing. They run alternated, round by round, one thread, numpy's BLAS pinned
-(fair.py). The table gives CPU milliseconds, median (best), of whole runs and of the steps
-of the ``--steps`` operator types alone (what the rewrite changes; the rest of a run is the
-same code on both sides, and its noise is left out), each with the median over rounds of
-the on / off ratio (steadier than a ratio of medians on a shared machine).
+(fair.py). The table gives CPU milliseconds, median (best), of whole runs and of some steps
+alone, each with the median over rounds of the on / off ratio (steadier than a ratio of
+medians on a shared machine). The steps timed: by default those the rewrite changed (in
+either plan, the steps producing the same outputs whose functions differ in kind, closures
+looked into: the rest of a run is the same code on both sides, and its noise is left
+out), or those of the ``--steps`` operator types.
 """
 
 from __future__ import annotations
@@ -50,20 +53,36 @@ class _StepClock:
         return run
 
 
-def _evaluator(model: Any, off: str | None, clock: _StepClock, types: set[str]) -> oc.Evaluator:
+def _evaluator(model: Any, off: str | None) -> oc.Evaluator:
     saved = getattr(fusion, off) if off else None
     if off:
         setattr(fusion, off, lambda steps, *args, **kwargs: steps)
     try:
-        evaluator = oc.Evaluator(model)
+        return oc.Evaluator(model)
     finally:
         if off:
             setattr(fusion, off, saved)
+
+
+def _kind(fn: Any) -> tuple[str, ...]:
+    """The classes of a step's function and of what its closure holds."""
+    cells = getattr(fn, "__closure__", None) or ()
+    return (type(fn).__name__, *(type(cell.cell_contents).__name__ for cell in cells))
+
+
+def _changed(on: oc.Evaluator, off: oc.Evaluator) -> set[tuple[str, ...]]:
+    """The outputs of the steps whose functions differ in kind between the two plans."""
+    kinds = {
+        plan: {tuple(s.outputs): _kind(s.fn) for s in e._plan.steps}
+        for plan, e in (("on", on), ("off", off))
+    }
+    outputs = set(kinds["on"]) | set(kinds["off"])
+    return {o for o in outputs if kinds["on"].get(o) != kinds["off"].get(o)}
+
+
+def _time_steps(evaluator: oc.Evaluator, clock: _StepClock, chosen: Callable[[Any], bool]) -> None:
     steps = evaluator._plan.steps
-    steps[:] = [
-        replace(s, fn=clock.timed(s.fn)) if s.fn and s.node.op_type in types else s for s in steps
-    ]
-    return evaluator
+    steps[:] = [replace(s, fn=clock.timed(s.fn)) if s.fn and chosen(s) else s for s in steps]
 
 
 def _cell(values: list[float]) -> str:
@@ -76,11 +95,10 @@ def main() -> None:
     parser.add_argument("--models", default="inception")
     parser.add_argument("--batches", default="1,8")
     parser.add_argument("--rounds", type=int, default=31)
-    parser.add_argument("--steps", default="Conv,Concat")
+    parser.add_argument("--steps", default="changed")
     args = parser.parse_args()
     if not callable(getattr(fusion, args.off, None)):
         parser.error(f"onnxcraft.evaluate.fusion has no function {args.off!r}")
-    types = set(args.steps.split(","))
     print(fair.describe_machine(fair.pin_threads(1)))
     print(f"# off: {args.off}; steps timed: {args.steps}")
     print(
@@ -93,10 +111,21 @@ def main() -> None:
             model = zoo.MODELS[name](batch)
             feeds = zoo.feeds_for(model)
             clocks = {True: _StepClock(), False: _StepClock()}
-            evaluators = {
-                on: _evaluator(model, None if on else args.off, clocks[on], types)
-                for on in (True, False)
-            }
+            evaluators = {on: _evaluator(model, None if on else args.off) for on in (True, False)}
+            if args.steps == "changed":
+                changed = _changed(evaluators[True], evaluators[False])
+                print(f"# {name}, batch {batch}: {len(changed)} steps changed")
+
+                def chosen(step: Any) -> bool:
+                    return tuple(step.outputs) in changed
+            else:
+                types = set(args.steps.split(","))
+
+                def chosen(step: Any) -> bool:
+                    return step.node.op_type in types
+
+            for on, evaluator in evaluators.items():
+                _time_steps(evaluator, clocks[on], chosen)
             runs: dict[bool, list[float]] = {True: [], False: []}
             steps: dict[bool, list[float]] = {True: [], False: []}
             for r in range(args.rounds + 1):
@@ -108,14 +137,16 @@ def main() -> None:
                         runs[on].append(time.process_time() - start)
                         steps[on].append(clocks[on].spent)
 
-            def ratio(values: dict[bool, list[float]]) -> float:
-                pairs = zip(values[True], values[False], strict=True)
-                return statistics.median(a / b for a, b in pairs)
+            def ratio(values: dict[bool, list[float]]) -> str:
+                pairs = list(zip(values[True], values[False], strict=True))
+                if not all(b for _, b in pairs):  # (no step timed)
+                    return "-"
+                return f"{statistics.median(a / b for a, b in pairs):.3f}x"
 
             print(
                 f"| {name} | {batch} | {_cell(runs[True])} | {_cell(runs[False])} "
-                f"| {ratio(runs):.3f}x | {_cell(steps[True])} | {_cell(steps[False])} "
-                f"| {ratio(steps):.3f}x |"
+                f"| {ratio(runs)} | {_cell(steps[True])} | {_cell(steps[False])} "
+                f"| {ratio(steps)} |"
             )
 
 
