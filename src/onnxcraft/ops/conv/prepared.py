@@ -39,9 +39,10 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
 
 Everything else in 2-D runs an im2col of one image at a time (or of a few small ones
 together), every tap's windows copied at once (one strided view of them all) into a
-working array and multiplied straight into the output; a 1x1 stride-1 convolution multiplies the image itself.
-1-D and 3-D convolutions run the written im2col. With a bias, the copied arrays get a row of
-ones and the weights the bias as a column: the product adds it. Working arrays are reused
+working array and multiplied straight into the output; a 1x1 stride-1 convolution
+multiplies the image itself. 1-D and 3-D convolutions run the written im2col. With a bias,
+the copied arrays get a row of ones and the weights the bias as a column: the product adds
+it. Working arrays are reused
 from call to call (:mod:`onnxcraft.ops.conv.scratch`), and each image's output gets the
 residual Add and the Relu while it is still in cache.
 
