@@ -4,7 +4,6 @@ goes on, and anything unusual (other arrays, types, shapes, threads) is still ri
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ import onnxcraft as oc
 from onnxcraft.errors import EvaluationError
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.opset.ai.onnx import v21 as op
+from tests.evaluate._threads import run_in_threads
 
 
 def _block(dtype: type, layers: int = 4, axis: int = 1) -> Any:
@@ -93,11 +93,7 @@ def test_threads_share_nothing() -> None:
             if not np.array_equal(evaluator.run({"X": feeds[index]})["Y"], expected[index]):
                 failures.append(index)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(work, 4)
     assert failures == []
 
 

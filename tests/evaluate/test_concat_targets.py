@@ -4,7 +4,6 @@ change between runs, across threads; and the rewrite applies only where it may."
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +16,7 @@ import onnxcraft as oc
 from onnxcraft.evaluate import fusion
 from onnxcraft.ops.conv.prepared import prepare_conv
 from onnxcraft.opset.ai.onnx import v21 as op
+from tests.evaluate._threads import run_in_threads
 
 
 @contextmanager
@@ -111,11 +111,7 @@ def test_threads_get_their_own_outputs() -> None:
             if evaluator.run({"X": feeds[index]})["Y"].tobytes() != expected[index]:
                 failures.append(index)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(feeds))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, len(feeds))
     assert not failures
 
 

@@ -26,6 +26,7 @@ from onnxcraft.ops.conv.kernels import conv, conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, choose_layout, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.opset.ai.onnx import v21 as op
+from tests.evaluate._threads import run_in_threads
 
 RELATIVE = {np.float32: 2e-6, np.float64: 1e-14}
 LAYOUTS = ("taps", "rows", "im2col", "flat", "phases")
@@ -536,11 +537,7 @@ def test_a_prepared_evaluator_runs_from_two_threads() -> None:
         for _ in range(20):
             results[index].append(evaluator.run({"X": feeds[index]})["Y"])
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(work, 2)
     for index in range(2):
         for got in results[index]:
             np.testing.assert_array_equal(got, expected[index])

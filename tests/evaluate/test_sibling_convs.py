@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ from onnxcraft.errors import OnnxcraftError
 from onnxcraft.evaluate import fusion
 from onnxcraft.evaluate.sibling_convs import SiblingConv
 from onnxcraft.opset.ai.onnx import v21 as op
+from tests.evaluate._threads import run_in_threads
 
 RELATIVE = {np.float32: 1e-5, np.float64: 1e-13}  # test_fusion.py's bound
 
@@ -208,9 +208,5 @@ def test_threads_get_their_own_products() -> None:
             if got.shape != want.shape or np.abs(got - want).max() > 1e-5 * np.abs(want).max():
                 failures.append(index)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(feeds))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, len(feeds))
     assert not failures
