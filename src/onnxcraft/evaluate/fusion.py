@@ -46,6 +46,7 @@ import numpy as np
 from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.concat_targets import write_into_concats
+from onnxcraft.evaluate.conv_pool import pool_into_conv
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
@@ -83,6 +84,7 @@ def fuse_steps(
     )
     # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
     steps = _prepare_convolutions(steps, constants, inputs, kept)
+    steps = pool_into_conv(steps, kept, _readers(steps), _is_library_step)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     fixed = set(constants) - inputs
