@@ -174,7 +174,8 @@ def test_pool_of_phases_same_bits_as_the_kernels(
 
 
 def test_the_phases_run_on_squeezenets_stem() -> None:
-    """The stem's geometry (3x3, stride 2, 111 x 111 outputs) takes the phases, batch 1 and 2."""
+    """The stem's geometry (3x3, stride 2, 111 x 111 outputs) takes the phases, batch 1 and 2,
+    and reads nothing stale from its working arrays (filled with NaN between runs)."""
     model = _stem(np.float32, 3, 8, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), True, True, 0, 1)
     fast, before = oc.Evaluator(model), _without(model)
     (fused,) = _fused(fast)
@@ -185,6 +186,9 @@ def test_the_phases_run_on_squeezenets_stem() -> None:
         got, want = fast.run({"X": x})["Y"], before.run({"X": x})["Y"]
         assert got.shape == (batch, 8, 55, 55)
         _close(got, want, np.float32)
+        for block in fused.conv.work.blocks.values():  # stale working arrays: NaN bytes
+            block[...] = 0xFF
+        assert fast.run({"X": x})["Y"].tobytes() == got.tobytes()
 
 
 @pytest.mark.parametrize(

@@ -208,7 +208,12 @@ class _PhaseColumns:
         columns = max((2 * wq - 1) * sw + (kw - 1) * dw + 1, self.left + x.shape[3])
         work = conv.work
         self.padded = work.take("phase padded", (c, rows, columns), x.dtype)
-        self.padded[...] = 0
+        # zeros around the image only: each image is copied over the inside
+        bottom, right = self.top + x.shape[2], self.left + x.shape[3]
+        self.padded[:, : self.top] = 0
+        self.padded[:, bottom:] = 0
+        self.padded[:, self.top : bottom, : self.left] = 0
+        self.padded[:, self.top : bottom, right:] = 0
         taps = c * kh * kw
         ones = 0 if conv.bias is None else 1
         self.cols = work.take("phase cols", (taps + ones, 4 * hq * wq), x.dtype)
