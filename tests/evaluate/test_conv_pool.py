@@ -21,6 +21,7 @@ from onnxcraft.evaluate.conv_pool import ConvThenPool, pool_phases
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.pool.kernels import max_pool
+from onnxcraft.opset.ai.onnx import v7 as op7
 from onnxcraft.opset.ai.onnx import v21 as op
 
 
@@ -282,3 +283,18 @@ def test_relu_commutes_with_max_bit_for_bit(dtype: type) -> None:
         one = at_least_zero(np.maximum(x[None], y[None]))
         other = np.maximum(at_least_zero(x[None]), at_least_zero(y[None]))
         assert one.view(bits).tobytes() == other.view(bits).tobytes()
+
+
+def test_maxpool_1_without_a_context() -> None:
+    """MaxPool-1's kernel (no node context, no Indices) is fused and called alike."""
+    rng = np.random.default_rng(5)
+    X = oc.arg("X", np.float32, ("N", 3, "H", "W"))
+    w = rng.standard_normal((6, 3, 3, 3)).astype(np.float32)
+    y = op7.Relu(op7.Conv(X, w, strides=(2, 2)))
+    model = oc.build([X], {"Y": op7.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2))})
+    fast, before = oc.Evaluator(model), _without(model)
+    (fused,) = _fused(fast)
+    assert not fused.with_context
+    for shape in ((2, 3, 30, 30), (1, 3, 9, 9)):  # the phases, then the steps as before
+        x = rng.standard_normal(shape).astype(np.float32)
+        _close(fast.run({"X": x})["Y"], before.run({"X": x})["Y"], np.float32)
