@@ -81,7 +81,11 @@ def pool_into_conv(
             continue
         assert isinstance(conv.fn, PreparedConv)  # _plain_conv
         fused = ConvThenPool(conv.fn, pool.fn, with_context=pool.context is not None)
-        replaced[source] = replace(pool, fn=fused, inputs=conv.inputs)
+        # the Conv's node (errors name the first node of a fused step), the pool's outputs,
+        # attributes and context (its kernel's arguments)
+        replaced[source] = replace(
+            conv, fn=fused, outputs=pool.outputs, attributes=pool.attributes, context=pool.context
+        )
         dropped.add(pool_at)
     return with_replacements(steps, replaced, dropped)
 
