@@ -30,6 +30,9 @@ The rewrites:
   rounding within float precision of the nodes as written.
 - Prepared Convs reading one value with equal attributes (Inception's branch heads) run as
   one product of their stacked weights (:mod:`onnxcraft.evaluate.sibling_convs`).
+- A prepared Conv whose output only a 3x3, stride-2 MaxPool reads (SqueezeNet's stem) hands
+  it the product's stride phases, so that the pool reads contiguous slices
+  (:mod:`onnxcraft.evaluate.conv_pool`).
 
 Every node must be a standard ai.onnx one. The fused step keeps the first node, so errors
 name it.
@@ -48,6 +51,7 @@ import numpy as np
 from onnxcraft.evaluate.channel_shuffle import shuffle_concats
 from onnxcraft.evaluate.concat_chains import share_concat_buffers
 from onnxcraft.evaluate.concat_targets import write_into_concats
+from onnxcraft.evaluate.conv_pool import pool_into_conv
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
@@ -86,6 +90,7 @@ def fuse_steps(
     )
     # Before the in-place Add: a prepared Conv takes the residual Add (and Relu) after it.
     steps = _prepare_convolutions(steps, constants, inputs, kept)
+    steps = pool_into_conv(steps, kept, _readers(steps), _is_library_step)
     steps = stack_sibling_convs(steps, kept)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
