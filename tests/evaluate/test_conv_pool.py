@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft.evaluate import fusion
-from onnxcraft.evaluate.conv_pool import ConvThenPool, pool_phases
+from onnxcraft.evaluate.conv_pool import ConvThenPool, pool_padded_phases, pool_phases
 from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.pool.kernels import max_pool
@@ -56,6 +56,7 @@ def _stem(
     relu: bool,
     ceil_mode: int,
     seed: int,
+    pool_pad: int = 0,
 ) -> Any:
     rng = np.random.default_rng(seed)
     X = oc.arg("X", dtype, ("N", channels, "H", "W"))
@@ -64,7 +65,9 @@ def _stem(
     y = op.Conv(X, w, b, strides=strides, pads=pads, dilations=dilations)
     if relu:
         y = op.Relu(y)
-    pooled = op.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2), ceil_mode=ceil_mode).Y
+    pooled = op.MaxPool(
+        y, kernel_shape=(3, 3), strides=(2, 2), pads=(pool_pad,) * 4, ceil_mode=ceil_mode
+    ).Y
     return oc.build([X], {"Y": pooled})
 
 
@@ -96,6 +99,7 @@ def _special(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> n
     ),
     special=st.booleans(),
     seed=st.integers(0, 2**16),
+    pool_pad=st.integers(0, 1),
 )
 def test_same_bits_as_without_the_rewrite(
     dtype: type,
@@ -111,9 +115,21 @@ def test_same_bits_as_without_the_rewrite(
     sizes: list[tuple[int, int, int]],
     special: bool,
     seed: int,
+    pool_pad: int,
 ) -> None:
     model = _stem(
-        dtype, channels, out_channels, kernel, strides, pads, dilations, bias, relu, ceil_mode, seed
+        dtype,
+        channels,
+        out_channels,
+        kernel,
+        strides,
+        pads,
+        dilations,
+        bias,
+        relu,
+        ceil_mode,
+        seed,
+        pool_pad,
     )
     fast, before = oc.Evaluator(model), _without(model)
     assert len(_fused(fast)) == 1 and not _fused(before)
@@ -122,6 +138,12 @@ def test_same_bits_as_without_the_rewrite(
         reach = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
         if h + pads[0] + pads[2] < reach[0] or w + pads[1] + pads[3] < reach[1]:
             continue  # no output position: the Conv fails alike, not this test's matter
+        conv_out = [
+            (n + a + b - r) // t + 1
+            for n, a, b, r, t in zip((h, w), pads[:2], pads[2:], reach, strides, strict=True)
+        ]
+        if min(conv_out) + 2 * pool_pad < 3:
+            continue  # no window of the pool on the Conv's output: it fails alike
         shape = (batch, channels, h, w)
         x = _special(rng, shape, dtype) if special else rng.standard_normal(shape).astype(dtype)
         got = fast.run({"X": x})["Y"]
@@ -174,6 +196,53 @@ def test_pool_of_phases_same_bits_as_the_kernels(
     assert out.tobytes() == want[0].tobytes()
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    dtype=st.sampled_from([np.float32, np.float64]),
+    channels=st.integers(1, 40),
+    half=st.tuples(st.integers(1, 15), st.integers(1, 15)),
+    relu=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_padded_pool_of_phases_same_bits_as_the_kernels(
+    dtype: type, channels: int, half: tuple[int, int], relu: bool, seed: int
+) -> None:
+    """pool_padded_phases on an image of even sizes split into its phases against the MaxPool
+    kernel padded by one on every side (after the Relu kernel when ``relu``)."""
+    hc, wc = 2 * half[0], 2 * half[1]
+    z = _special(np.random.default_rng(seed), (1, channels, hc, wc), dtype)
+    phases = np.stack(
+        [np.stack([z[0, :, p::2, q::2] for q in range(2)], axis=1) for p in range(2)], axis=1
+    )  # (C, p, q, a, b)
+    out = np.empty((channels, *half), dtype)
+    pool_padded_phases(
+        phases.reshape(channels, 2, 2, -1), half[1], out, relu=relu, work=WorkingArrays()
+    )
+    source = at_least_zero(z) if relu else z
+    want = max_pool(source, kernel_shape=(3, 3), strides=(2, 2), pads=(1, 1, 1, 1))[0]
+    assert out.tobytes() == want[0].tobytes()
+
+
+def test_shufflenets_stem_runs_the_padded_pool() -> None:
+    """ShuffleNet's stem (3x3, stride 2, padded Conv; a 3x3, stride-2 MaxPool padded by one)
+    takes the phases at batch 1 and 2; odd sizes and ceil mode run the two steps as before."""
+    model = _stem(np.float32, 3, 6, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), True, True, 0, 5, 1)
+    fast, before = oc.Evaluator(model), _without(model)
+    (fused,) = _fused(fast)
+    rng = np.random.default_rng(1)
+    for batch in (1, 2):
+        x = rng.standard_normal((batch, 3, 224, 224)).astype(np.float32)
+        assert fused._by_phases(x, 0) is not None
+        got, want = fast.run({"X": x})["Y"], before.run({"X": x})["Y"]
+        assert got.shape == (batch, 6, 56, 56)
+        _close(got, want, np.float32)
+    odd = rng.standard_normal((1, 3, 222, 222)).astype(np.float32)  # a 111 x 111 Conv output
+    assert fused._by_phases(odd, 0) is None
+    assert fast.run({"X": odd})["Y"].tobytes() == before.run({"X": odd})["Y"].tobytes()
+    x = rng.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    assert fused._by_phases(x, 1) is None  # ceil mode: one more window
+
+
 def test_the_phases_run_on_squeezenets_stem() -> None:
     """The stem's geometry (3x3, stride 2, 111 x 111 outputs) takes the phases, batch 1 and 2,
     and reads nothing stale from its working arrays (filled with NaN between runs)."""
@@ -223,8 +292,11 @@ def test_only_where_it_may() -> None:
     cases = {
         "indices": oc.build([X], {"Y": both.Y, "I": both.Indices}),
         "stride 1": oc.build([X], {"Y": op.MaxPool(y, kernel_shape=(3, 3)).Y}),
-        "padded": oc.build(
-            [X], {"Y": op.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2), pads=(1,) * 4).Y}
+        "padded on two sides": oc.build(
+            [X], {"Y": op.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2), pads=(0, 0, 1, 1)).Y}
+        ),
+        "padded by two": oc.build(
+            [X], {"Y": op.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2), pads=(2,) * 4).Y}
         ),
         "read twice": oc.build(
             [X], {"Y": op.MaxPool(y, kernel_shape=(3, 3), strides=(2, 2)).Y, "R": op.Neg(y)}

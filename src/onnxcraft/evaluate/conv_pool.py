@@ -30,11 +30,16 @@ MaxPool and Relu kernels). The images of a batch go one at a time, each
 finished while its products are in cache: at batch 8 the stem's output is 25 MB, which the
 pool read back from memory.
 
-Taken when the pool has a 3x3 window, strides 2, no padding and no dilation, and one output
-(no Indices). At run time, inputs the prepared im2col layout does not copy into columns (other
-layouts, 1x1 convolutions multiplying the image itself, outputs of a few dozen positions that
-the batch's images share a product for, a residual Add, groups), pool windows that ceil mode
-would add past the end, and outputs smaller than a window run the two steps as before.
+The same holds for a pool padded by one on every side (ShuffleNet's stem) on a Conv output
+of even sizes: window a then reads rows 2a - 1, 2a and 2a + 1, the odd phase's row a - 1, the
+even phase's row a and the odd phase's row a (:func:`pool_padded_phases`).
+
+Taken when the pool has a 3x3 window, strides 2, no padding or one on every side, no
+dilation, and one output (no Indices). At run time, inputs the prepared im2col layout does
+not copy into columns (other layouts, 1x1 convolutions multiplying the image itself,
+outputs of a few dozen positions that the batch's images share a product for, a residual
+Add, groups), pool windows that ceil mode would add past the end, outputs smaller than a
+window, and odd sizes under a padded pool run the two steps as before.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.im2col import WindowGeometry
 from onnxcraft.ops.kernel_api import Step
 
-__all__ = ["ConvThenPool", "pool_into_conv", "pool_phases"]
+__all__ = ["ConvThenPool", "pool_into_conv", "pool_padded_phases", "pool_phases"]
 
 
 def pool_into_conv(
@@ -71,7 +76,10 @@ def pool_into_conv(
     for pool_at, pool in enumerate(steps):
         if not is_library_step(pool, "MaxPool") or len(pool.inputs) != 1 or pool.fn is None:
             continue
-        if len(pool.outputs) != 1 or not _halving_window(pool.attributes):
+        if len(pool.outputs) != 1:
+            continue
+        pad = _halving_window(pool.attributes)
+        if pad is None:
             continue
         source = producer.get(pool.inputs[0])
         if source is None or sole.get(pool.inputs[0]) != pool_at:
@@ -80,7 +88,7 @@ def pool_into_conv(
         if not _plain_conv(conv) or source in replaced or source in dropped:
             continue
         assert isinstance(conv.fn, PreparedConv)  # _plain_conv
-        fused = ConvThenPool(conv.fn, pool.fn, with_context=pool.context is not None)
+        fused = ConvThenPool(conv.fn, pool.fn, with_context=pool.context is not None, pad=pad)
         # the Conv's node (errors name the first node of a fused step), the pool's outputs,
         # attributes and context (its kernel's arguments)
         replaced[source] = replace(
@@ -95,18 +103,22 @@ def _plain_conv(step: Step) -> bool:
     return isinstance(step.fn, PreparedConv) and len(step.inputs) == 1 and len(step.outputs) == 1
 
 
-def _halving_window(attributes: dict[str, Any]) -> bool:
-    """A 3x3 window at stride 2, no padding, no dilation (ceil mode is checked per input)."""
+def _halving_window(attributes: dict[str, Any]) -> int | None:
+    """The padding (0, or 1 on every side) of a 3x3 window at stride 2 without dilation
+    (None: another window; ceil mode is checked per input)."""
     if tuple(attributes.get("kernel_shape") or ()) != (3, 3):
-        return False
+        return None
     if tuple(attributes.get("strides") or ()) != (2, 2):
-        return False
-    if any(attributes.get("pads") or ()) or attributes.get("auto_pad", "NOTSET") not in (
-        "NOTSET",
-        "VALID",
-    ):
-        return False
-    return tuple(attributes.get("dilations") or (1, 1)) == (1, 1)
+        return None
+    if tuple(attributes.get("dilations") or (1, 1)) != (1, 1):
+        return None
+    pads = tuple(attributes.get("pads") or (0, 0, 0, 0))
+    auto_pad = attributes.get("auto_pad", "NOTSET")
+    if not any(pads) and auto_pad in ("NOTSET", "VALID"):
+        return 0
+    if pads == (1, 1, 1, 1) and auto_pad == "NOTSET":
+        return 1
+    return None
 
 
 # The pool's passes run over this many product values at a time (a few channels, 1 MiB of
@@ -118,10 +130,13 @@ _POOL_VALUES = 1 << 18
 class ConvThenPool:
     """The fused step's kernel: ``pool(conv(x))``, through the phases when it can."""
 
-    def __init__(self, conv: PreparedConv, pool: Callable[..., Any], *, with_context: bool) -> None:
+    def __init__(
+        self, conv: PreparedConv, pool: Callable[..., Any], *, with_context: bool, pad: int = 0
+    ) -> None:
         self.conv = conv
         self.pool = pool  # the MaxPool kernel, for inputs the phases do not cover
         self.with_context = with_context  # whether the pool kernel takes the node's context
+        self.pad = pad  # the pool's padding on every side: 0 or 1
 
     def __call__(self, *args: Any, **attributes: Any) -> Any:
         context, x = (args[0], args[1]) if self.with_context else (None, args[0])
@@ -140,7 +155,12 @@ class ConvThenPool:
             return None
         geom = layout.geom
         hc, wc = geom.out_shape
-        if min(hc, wc) < 3 or x.shape[0] == 0 or (ceil_mode and (hc % 2 == 0 or wc % 2 == 0)):
+        if self.pad:
+            # Padded by one: even sizes only, whose last window ends on the last row and
+            # column (ceil mode would add one starting there, an odd size reach the padding).
+            if min(hc, wc) < 2 or hc % 2 or wc % 2 or ceil_mode or x.shape[0] == 0:
+                return None
+        elif min(hc, wc) < 3 or x.shape[0] == 0 or (ceil_mode and (hc % 2 == 0 or wc % 2 == 0)):
             return None  # ceil mode on an even size adds a window past the end
         if hc * wc <= _SIDE_BY_SIDE_POSITIONS or (*geom.kernel, *geom.strides) == (1, 1, 1, 1):
             return None  # the prepared Conv shares products, or adds a 1x1's bias after
@@ -155,10 +175,14 @@ class ConvThenPool:
         columns = _PhaseColumns(conv, geom, x, (hq, wq))
         weights = conv._arrangement("im2col")[0]  # made once, the bias as a last column
         products = work.take("phase products", (m, 2, 2, hq * wq), x.dtype)
-        y = np.empty((n, m, (hc - 3) // 2 + 1, (wc - 3) // 2 + 1), x.dtype)
+        if self.pad:
+            y = np.empty((n, m, hq, wq), x.dtype)
+        else:
+            y = np.empty((n, m, (hc - 3) // 2 + 1, (wc - 3) // 2 + 1), x.dtype)
+        pool = pool_padded_phases if self.pad else pool_phases
         for image in range(n):
             np.matmul(weights, columns.of(x[image]), out=products.reshape(m, -1))
-            pool_phases(products, wq, y[image], relu=conv.relu is not None, work=work)
+            pool(products, wq, y[image], relu=conv.relu is not None, work=work)
         return y
 
 
@@ -190,6 +214,41 @@ def pool_phases(
             at_least_zero(kept, out=target)
         else:
             target[...] = kept
+
+
+def pool_padded_phases(
+    products: np.ndarray, wq: int, out: np.ndarray, *, relu: bool, work: WorkingArrays
+) -> None:
+    """``out`` (M, Ho, Wo) = MaxPool 3x3, stride 2, padded by one on every side (then Relu if
+    ``relu``) of an image of even sizes 2 Ho x 2 Wo given by its stride phases, as for
+    :func:`pool_phases` (``wq`` = Wo). Window a reads rows 2a - 1, 2a and 2a + 1: the odd
+    phase's row a - 1 (none for a = 0: the padding), the even phase's row a and the odd
+    phase's row a; columns alike. The kernel takes the tap on every output first (the
+    middle one), then the others in order: max(max(even[a], odd[a - 1]), odd[a]), and
+    max(even[0], odd[0]) at the edge."""
+    m, ho = out.shape[:2]  # (out.shape[2] == wq)
+    length = ho * wq
+    block = max(1, _POOL_VALUES // max(1, products[0].size))  # channels pooled at a time
+    by_rows = work.take("phase rows", (block, 2, length), out.dtype)
+    pooled = work.take("phase pooled", (block, ho, wq), out.dtype)
+    flat = pooled.reshape(block, length)
+    for first in range(0, m, block):
+        count = min(block, m - first)
+        part = products[first : first + count]
+        rows, pool = by_rows[:count], flat[:count]
+        even, odd = part[:, 0], part[:, 1]  # (M, q, a * wq + b) by row phase
+        np.maximum(even[..., wq:], odd[..., : length - wq], out=rows[..., wq:])
+        rows[..., :wq] = even[..., :wq]  # (the first row: the padding above it)
+        np.maximum(rows, odd, out=rows)
+        # columns: a flat shift by one, its first column of each row then done again alone
+        # (there it read the previous row's last column)
+        np.maximum(rows[:, 0, 1:], rows[:, 1, :-1], out=pool[:, 1:])
+        pooled[:count, :, 0] = rows[:, 0].reshape(count, ho, wq)[:, :, 0]
+        np.maximum(pool, rows[:, 1], out=pool)
+        if relu:
+            at_least_zero(pooled[:count], out=out[first : first + count])
+        else:
+            out[first : first + count] = pooled[:count]
 
 
 class _PhaseColumns:
