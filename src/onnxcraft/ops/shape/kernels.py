@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -202,9 +203,8 @@ def flatten(data: Any, *, axis: int = 1) -> np.ndarray:
     a = axis + data.ndim if axis < 0 else axis
     if not 0 <= a <= data.ndim:
         fail("Flatten", f"axis={axis} is out of range for rank {data.ndim}")
-    rows = int(np.prod(data.shape[:a]))
-    cols = int(np.prod(data.shape[a:]))
-    return np.asarray(data.reshape(rows, cols))
+    # math.prod of the shape's ints: np.prod converts the tuple to an array first (4 µs)
+    return data.reshape(math.prod(data.shape[:a]), math.prod(data.shape[a:]))
 
 
 def flatten_1(data: Any, *, axis: int = 1) -> np.ndarray:
