@@ -18,7 +18,11 @@ __all__ = ["register"]
 
 
 def _ints(value: Any) -> list[int]:
-    return [int(v) for v in np.asarray(value).reshape(-1)]
+    array = np.asarray(value).reshape(-1)
+    if array.dtype.kind in "iu":  # the same Python ints, without a numpy scalar each
+        values: list[int] = array.tolist()
+        return values
+    return [int(v) for v in array]
 
 
 def reshape(
