@@ -208,7 +208,8 @@ def flatten(data: Any, *, axis: int = 1) -> np.ndarray:
     if not 0 <= a <= data.ndim:
         fail("Flatten", f"axis={axis} is out of range for rank {data.ndim}")
     # math.prod of the shape's ints: np.prod converts the tuple to an array first (4 µs)
-    return data.reshape(math.prod(data.shape[:a]), math.prod(data.shape[a:]))
+    flat: np.ndarray = data.reshape(math.prod(data.shape[:a]), math.prod(data.shape[a:]))
+    return flat
 
 
 def flatten_1(data: Any, *, axis: int = 1) -> np.ndarray:
