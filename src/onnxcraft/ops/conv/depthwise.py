@@ -27,14 +27,14 @@ infinity or NaN in the input makes NaN across the outputs of its blocks in that 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.im2col import WindowGeometry
 
-__all__ = ["Blocks", "block_width", "depthwise_image", "depthwise_weights"]
+__all__ = ["Blocks", "DepthwiseRun", "block_width", "depthwise_weights"]
 
 # Output columns per block, at most (measured with bench_conv.py on ShuffleNet's and
 # MobileNet's depthwise shapes: 14 columns a block ran fastest at every width from 14 to
@@ -88,60 +88,106 @@ def depthwise_weights(
     return t
 
 
-def depthwise_image(
-    x: np.ndarray,
-    geom: WindowGeometry,
-    blocks: Blocks,
-    t: np.ndarray,
-    out: np.ndarray,
-    work: WorkingArrays,
-    *,
-    stacked: bool = False,
-) -> None:
-    """Images ``x`` (N, C, H, W) convolved by the banded matrices ``t`` into ``out``
-    (N, C, Ho, Wo). With ``stacked``, each channel's rectangles of every image are the rows
-    of one matrix, so that the product is one per channel instead of one per channel and
-    image (for small outputs, where OpenBLAS's cost per call dominates), and the products
-    are copied back image by image."""
-    n, c, h, w = x.shape
-    ho, wo = geom.out_shape
-    (sh, sw), top, left = geom.strides, geom.pads_begin[0], geom.pads_begin[1]
-    hp = top + h + geom.pads_end[0]
-    wp = blocks.padded_width
-    span = (geom.kernel[0] - 1) * geom.dilations[0] + 1
-    padded = work.take("padded", (n, c, hp, wp), x.dtype)
-    padded[...] = 0
-    padded[:, :, top : top + h, left : left + w] = x
-    terms = span * blocks.width_in
-    # the rows of the products, (N, C, ...) or, stacked, (C, N, ...)
-    first, second = (c, n) if stacked else (n, c)
-    rows = work.take("cols", (first, second, ho, blocks.count, t.shape[1]), x.dtype)
-    item = padded.itemsize
-    image, channel = c * hp * wp, hp * wp
-    outer = (channel, image) if stacked else (image, channel)
-    # each block's rectangle, overlapping views of the padded channels (read, never written)
-    rectangles = as_strided(
-        padded,
-        (first, second, ho, blocks.count, span, blocks.width_in),
-        tuple(item * step for step in (*outer, sh * wp, blocks.width * sw, wp, 1)),
-        writeable=False,
-    )
-    rows[..., :terms].reshape(rectangles.shape)[...] = rectangles
-    if t.shape[1] > terms:
-        rows[..., terms] = 1  # multiplies the bias, T's last row
-    if stacked:
-        products = work.take("products", (c, n, ho * blocks.count, blocks.width), x.dtype)
-        np.matmul(
-            rows.reshape(c, n * ho * blocks.count, -1),
-            t,
-            out=products.reshape(c, n * ho * blocks.count, blocks.width),
+class DepthwiseRun:
+    """The banded products for inputs of one shape (N, C, H, W), worked out once: sizes,
+    strides and the views of the working arrays, so that a call is a handful of numpy
+    operations (about 40 of a depthwise call's 120-200 µs were Python before: the geometry
+    unpacked, three working arrays taken and reshaped, ``as_strided``'s array interface).
+
+    The views are of the plan's shared working arrays (``work.blocks``); they are made again
+    whenever a block was replaced (grown by another convolution) or belongs to another
+    thread (the blocks are thread-local). With ``stacked``, each channel's rectangles of
+    every image are the rows of one matrix, so that the product is one per channel instead
+    of one per channel and image (for small outputs, where OpenBLAS's cost per call
+    dominates), and the products are copied back image by image."""
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: np.dtype[np.generic],
+        geom: WindowGeometry,
+        blocks: Blocks,
+        t: np.ndarray,
+        *,
+        stacked: bool,
+    ) -> None:
+        n, c, h, w = shape
+        self.geom, self.dtype, self.t, self.stacked = geom, dtype, t, stacked
+        ho, self.wo = geom.out_shape
+        (sh, sw), top, left = geom.strides, geom.pads_begin[0], geom.pads_begin[1]
+        hp, wp = top + h + geom.pads_end[0], blocks.padded_width
+        span = (geom.kernel[0] - 1) * geom.dilations[0] + 1
+        self.padded_shape = (n, c, hp, wp)
+        self.inside = (slice(None), slice(None), slice(top, top + h), slice(left, left + w))
+        self.terms = span * blocks.width_in
+        # the rows of the products, (N, C, ...) or, stacked, (C, N, ...)
+        first, second = (c, n) if stacked else (n, c)
+        self.rows_shape = (first, second, ho, blocks.count, t.shape[1])
+        item = dtype.itemsize
+        outer = (hp * wp, c * hp * wp) if stacked else (c * hp * wp, hp * wp)
+        # each block's rectangle: overlapping windows of the padded channels (read only)
+        self.rectangles = (first, second, ho, blocks.count, span, blocks.width_in)
+        steps = (*outer, sh * wp, blocks.width * sw, wp, 1)
+        self.rectangle_strides = tuple(item * step for step in steps)
+        if stacked:
+            self.matrices: tuple[int, ...] = (c, n * ho * blocks.count, t.shape[1])
+            self.products = (c, n, ho * blocks.count, blocks.width)
+            self.product_rows: tuple[int, ...] = (c, n * ho * blocks.count, blocks.width)
+        else:
+            self.matrices = (n, c, ho * blocks.count, t.shape[1])
+            self.products = (n, c, ho * blocks.count, blocks.width)
+            self.product_rows = self.products
+        # the products are the output rows themselves unless blocks overrun the output
+        self.direct = not stacked and blocks.count * blocks.width == self.wo
+        self.ho = ho
+        self._views: tuple[Any, ...] | None = None
+
+    def _made_views(self, work: WorkingArrays) -> tuple[Any, ...]:
+        padded = work.take("padded", self.padded_shape, self.dtype)
+        rows = work.take("cols", self.rows_shape, self.dtype)
+        rectangles = np.ndarray(
+            self.rectangles, self.dtype, padded, 0, self.rectangle_strides
+        )  # never written: the same windows overlap
+        rectangles.flags.writeable = False
+        ones = rows[..., self.terms] if self.t.shape[1] > self.terms else None
+        products = None if self.direct else work.take("products", self.products, self.dtype)
+        blocks = work.blocks
+        return (
+            blocks["padded"],
+            blocks["cols"],
+            None if products is None else blocks["products"],
+            padded,
+            padded[self.inside],
+            rows[..., : self.terms].reshape(self.rectangles),
+            rectangles,
+            ones,
+            rows.reshape(self.matrices),
+            products,
         )
-        out[...] = products.reshape(c, n, ho, -1)[..., :wo].transpose(1, 0, 2, 3)
-        return
-    shape = (n, c, ho * blocks.count, blocks.width)
-    if blocks.count * blocks.width == wo:  # the products are the output rows
-        np.matmul(rows.reshape(n, c, ho * blocks.count, -1), t, out=out.reshape(shape))
-        return
-    products = work.take("products", shape, x.dtype)
-    np.matmul(rows.reshape(n, c, ho * blocks.count, -1), t, out=products)
-    out[...] = products.reshape(n, c, ho, -1)[..., :wo]
+
+    def __call__(self, x: np.ndarray, out: np.ndarray, work: WorkingArrays) -> None:
+        """Images ``x`` (of this run's shape) convolved into ``out`` (N, C, Ho, Wo)."""
+        views, blocks = self._views, work.blocks
+        if (
+            views is None
+            or views[0] is not blocks.get("padded")
+            or views[1] is not blocks.get("cols")
+            or (views[2] is not None and views[2] is not blocks.get("products"))
+        ):
+            views = self._views = self._made_views(work)
+        _, _, _, padded, inside, target, rectangles, ones, matrices, products = views
+        padded[...] = 0  # the frame: the block is shared with the plan's other convolutions
+        inside[...] = x
+        target[...] = rectangles
+        if ones is not None:
+            ones[...] = 1  # multiplies the bias, T's last row
+        if self.direct:
+            np.matmul(matrices, self.t, out=out.reshape(self.products))
+            return
+        np.matmul(matrices, self.t, out=products.reshape(self.product_rows))
+        if self.stacked:
+            out[...] = products.reshape(out.shape[1], out.shape[0], self.ho, -1)[
+                ..., : self.wo
+            ].transpose(1, 0, 2, 3)
+            return
+        out[...] = products.reshape(*out.shape[:3], -1)[..., : self.wo]

@@ -58,14 +58,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.ops.clamp import at_least_zero
-from onnxcraft.ops.conv.depthwise import Blocks, block_width, depthwise_image, depthwise_weights
+from onnxcraft.ops.conv.depthwise import Blocks, DepthwiseRun, block_width, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
@@ -183,6 +183,12 @@ class _Layout:
     name: str
     # F(4x4, 3x3) only: the layout for batches with fewer tiles than _WINOGRAD4_COLUMNS
     few_tiles: _Layout | None = None
+    # Worked out once when the layout is chosen (per-call Python was 7-14 µs of a small
+    # convolution): the function convolving a chunk of images, unbound (the layout must not
+    # refer back to its PreparedConv), and how many images a chunk holds. A layout made
+    # without them (tests and benchmarks force layouts) has them worked out call by call.
+    image: Callable[..., None] | None = None
+    at_once: int = 0
 
 
 class PreparedConv:
@@ -215,6 +221,7 @@ class PreparedConv:
         self._layouts: dict[tuple[int, ...], _Layout] = {}
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
         self._banded: dict[int, tuple[Blocks, np.ndarray]] = {}  # depthwise, by input width
+        self._depthwise_runs: dict[tuple[int, ...], DepthwiseRun] = {}  # by input shape
         self._bias = None if bias is None else bias.reshape(-1, 1, 1)
 
     def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -229,13 +236,20 @@ class PreparedConv:
             if layout.name == "nd" or not in_place:
                 self._whole_batch(x, layout, y)
                 return self._after(y, residual)
-            image = self._image(layout.name)
+            image, step = layout.image, layout.at_once
+            if image is None:
+                image = self._unbound_image(layout.name)
+                step = self._images_at_once(x, layout, self.weight.shape[0])
+            if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
+                image(self, x, layout.geom, y)
+                if self.relu is not None:
+                    at_least_zero(y, out=y)
+                return y
             rows = None if self.add is None else np.broadcast_to(residual, y.shape)
-            step = self._images_at_once(x, layout, self.weight.shape[0])
             for n in range(0, x.shape[0], step):
                 # each chunk of images finished while it is in cache: bias, residual, Relu
                 out = y[n : n + step]
-                image(x[n : n + step], layout.geom, out)
+                image(self, x[n : n + step], layout.geom, out)
                 if rows is not None:
                     np.add(out, rows[n : n + step], out=out)
                 if self.relu is not None:
@@ -270,13 +284,29 @@ class PreparedConv:
             name = "nd" if geom.ndim != 2 else choose_layout(geom, c, m, g)
             few = None
             if name == "winograd4":
-                few = _Layout(geom, choose_layout(geom, c, m, g, winograd4=False))
-            layout = self._layouts[x.shape[1:]] = _Layout(geom, name, few)
+                few = self._with_image(
+                    x, _Layout(geom, choose_layout(geom, c, m, g, winograd4=False))
+                )
+            layout = self._layouts[x.shape[1:]] = self._with_image(x, _Layout(geom, name, few))
         if layout.few_tiles is not None:
             ho, wo = layout.geom.out_shape
             if x.shape[0] * -(-ho // 4) * -(-wo // 4) < _WINOGRAD4_COLUMNS:
                 return layout.few_tiles
         return layout
+
+    def _with_image(self, x: np.ndarray, layout: _Layout) -> _Layout:
+        """``layout`` with its image function and chunk size (both follow from the layout and
+        the input's shape past the batch axis, the key of ``_layouts``)."""
+        if layout.name == "nd":
+            return layout
+        image = self._unbound_image(layout.name)
+        at_once = self._images_at_once(x, layout, self.weight.shape[0])
+        return replace(layout, image=image, at_once=at_once)
+
+    def _unbound_image(self, name: str) -> Callable[..., None]:
+        """:meth:`_image` as a function of the PreparedConv, the images, geometry and output."""
+        image: Callable[..., None] = getattr(PreparedConv, self._image(name).__name__)
+        return image
 
     def _as_written(self, x: Any) -> np.ndarray:
         result: np.ndarray = conv(x, self.weight, self.bias, **self.attributes)
@@ -532,14 +562,18 @@ class PreparedConv:
     def _depthwise_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by banded products, one per channel, into ``out`` (N, C, Ho, Wo)
         (:mod:`onnxcraft.ops.conv.depthwise`)."""
-        arranged = self._banded.get(x.shape[3])  # the blocks depend on the input's width
-        if arranged is None:
-            blocks = block_width(geom, x.shape[3])
-            t = depthwise_weights(self.weight, self.bias, geom, blocks)
-            arranged = self._banded[x.shape[3]] = (blocks, t)
-        # a batch's small images in one product per channel, as the im2col's side by side
-        stacked = x.shape[0] > 1 and math.prod(geom.out_shape) <= _SIDE_BY_SIDE_POSITIONS
-        depthwise_image(x, geom, *arranged, out, self.work, stacked=stacked)
+        run = self._depthwise_runs.get(x.shape)
+        if run is None or run.geom is not geom:
+            arranged = self._banded.get(x.shape[3])  # the blocks depend on the input's width
+            if arranged is None:
+                blocks = block_width(geom, x.shape[3])
+                t = depthwise_weights(self.weight, self.bias, geom, blocks)
+                arranged = self._banded[x.shape[3]] = (blocks, t)
+            # a batch's small images in one product per channel, as the im2col's side by side
+            stacked = x.shape[0] > 1 and math.prod(geom.out_shape) <= _SIDE_BY_SIDE_POSITIONS
+            run = DepthwiseRun(x.shape, x.dtype, geom, *arranged, stacked=stacked)
+            self._depthwise_runs[x.shape] = run
+        run(x, out, self.work)
 
     def _padded(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray:
         """Images ``x`` (N, C, H, W) with their padding, in a working array (``x`` itself
