@@ -756,12 +756,13 @@ def rows_of(draw: st.DrawFn, ranks: tuple[int, ...]) -> np.ndarray:
 @given(rows_of((1, 2)), st.sampled_from(["MAX", "L1", "L2"]))
 def test_normalizer_matches_onnxruntime(x: np.ndarray, norm: str) -> None:
     # onnxruntime flushes subnormal numbers to zero here (a row holding only 1e-39 gives
-    # 1.2e-38, not 1.0, under MAX), and under L2 it squares in the input's type, so a value
-    # whose square leaves the type's normal range (1.7e-23 in float32: a row of it gives
-    # 1.7e-23, not 1.0) is scaled wrongly: the oracle holds for normal numbers and squares
+    # 1.2e-38, not 1.0, under MAX), and under L2 it squares in float32, the output's type,
+    # whatever the input's (a float64 row of 1.2e-38 gives 1.2e-38, not 1.0), so a value
+    # whose square leaves float32's normal range (1.7e-23: a row of it gives 1.7e-23, not
+    # 1.0) is scaled wrongly: the oracle holds for numbers and squares normal in float32
     # only, and test_normalizer_of_subnormal_rows checks the others against the definition.
     if x.dtype.kind == "f":
-        info = np.finfo(x.dtype)
+        info = np.finfo(np.float32)
         assume(not np.any((x != 0) & (np.abs(x) < info.tiny)))
         if norm == "L2":
             magnitude = np.abs(x[x != 0]).astype(np.float64)
@@ -788,6 +789,10 @@ def test_normalizer_of_subnormal_rows() -> None:
     )
     small = np.array([[1.665e-23]], np.float32)  # normal, but its square is not
     np.testing.assert_array_equal(kernels.normalizer(small, norm="L2"), [[1.0]])
+    # float64 rows of float32's smallest normal number and of a float32 subnormal one
+    edge = np.array([[1.1754943508222875e-38], [1e-39]], np.float64)
+    for norm in ("MAX", "L1", "L2"):
+        np.testing.assert_array_equal(kernels.normalizer(edge, norm=norm), [[1.0], [1.0]])
     big = np.array([[3e38, 3e38]], np.float32)  # squares past float32's range
     np.testing.assert_allclose(kernels.normalizer(big, norm="L2"), [[0.5**0.5] * 2], rtol=1e-6)
 
