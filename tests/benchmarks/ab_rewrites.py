@@ -65,9 +65,11 @@ def _evaluator(model: Any, off: str | None) -> oc.Evaluator:
 
 
 def _kind(fn: Any) -> tuple[str, ...]:
-    """The classes of a step's function and of what its closure holds."""
+    """The name of a step's function (its class for a callable object) and the classes of
+    what its closure holds."""
     cells = getattr(fn, "__closure__", None) or ()
-    return (type(fn).__name__, *(type(cell.cell_contents).__name__ for cell in cells))
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    return (name, *(type(cell.cell_contents).__name__ for cell in cells))
 
 
 def _changed(on: oc.Evaluator, off: oc.Evaluator) -> set[tuple[str, ...]]:
