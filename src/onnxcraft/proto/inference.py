@@ -55,6 +55,7 @@ __all__ = [
     "Initializer",
     "TypedInitializers",
     "read_for_inference",
+    "read_with_bodies",
     "write_inferred_types",
 ]
 
@@ -158,6 +159,33 @@ def _int64_array(proto: TensorProto, elem: ElementType, dims: tuple[int, ...]) -
     return np.frombuffer(raw, _LITTLE_INT64).astype(np.int64).reshape(dims)
 
 
+_new = object.__new__
+
+
+def _node(
+    op_type: str,
+    inputs: list[str],
+    outputs: list[str],
+    domain: str,
+    name: str,
+    attributes: list[ir.Attribute],
+) -> ir.Node:
+    """``ir.Node(op_type, inputs, outputs, domain, name, attributes)``, its fields set one by
+    one in their declared order (0.25 µs against the dataclass's ``__init__``'s 0.38: a model
+    has a node of these per node; tests/proto/test_encoded_graph.py checks every field)."""
+    node = _new(ir.Node)
+    node.op_type = op_type
+    node.inputs = inputs
+    node.outputs = outputs
+    node.domain = domain
+    node.name = name
+    node.attributes = attributes
+    node.doc_string = ""
+    node.overload = ""
+    node.metadata = {}
+    return node
+
+
 class _InferenceReader(_Reader):
     """The reader of :mod:`onnxcraft.proto.serde`, keeping only what inference reads."""
 
@@ -168,6 +196,9 @@ class _InferenceReader(_Reader):
         # attributes alike, and comparing bytes costs less than reading each field.
         self._encoded_attributes: dict[tuple[bytes, ...], list[ir.Attribute]] = {}
         self._types: dict[bytes, ValueType | None] = {}  # value types by their encoding
+        # Whether some node read has an attribute list other than a shared plain one (only
+        # such a list can hold a graph, whose types the writer writes back too).
+        self.unshared = False
 
     def tensor(self, proto: TensorProto) -> ir.TensorData:
         return _ReadTensor(proto)
@@ -256,12 +287,34 @@ class _InferenceReader(_Reader):
 
     def encoded_nodes(self, protos: Sequence[Any]) -> list[ir.Node]:
         """A graph's nodes as :meth:`nodes` reads them, from the view of
-        :mod:`onnxcraft.proto.encoded_graph` (each attribute still its bytes)."""
-        return self._nodes(protos, self._attributes_by_encoding)
+        :mod:`onnxcraft.proto.encoded_graph` (each attribute still its bytes): a list seen
+        before is one look-up, inline (this runs for every node)."""
+        nodes: list[ir.Node] = []
+        append = nodes.append
+        seen = self._encoded_attributes
+        for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos):
+            if attrs:
+                encoded = tuple(attrs)
+                attributes = seen.get(encoded)
+                if attributes is None:
+                    attributes = self._decoded_attributes(encoded)
+            else:
+                attributes = []
+            append(
+                _node(
+                    op_type,
+                    inputs[:],
+                    outputs[:],
+                    "" if domain == "ai.onnx" else domain,
+                    name,
+                    attributes,
+                )
+            )
+        return nodes
 
     def _nodes(self, protos: Any, attributes_of: Any) -> list[ir.Node]:
         return [
-            ir.Node(
+            _node(
                 op_type,
                 inputs[:],
                 outputs[:],
@@ -272,17 +325,12 @@ class _InferenceReader(_Reader):
             for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos)
         ]
 
-    def _attributes_by_encoding(self, encodings: Any) -> list[ir.Attribute]:
-        """A node's attributes from their encodings: a list seen before in one look-up."""
-        encoded = tuple(encodings)
-        found = self._encoded_attributes.get(encoded)
-        return found if found is not None else self._decoded_attributes(encoded)
-
     def _decoded_attributes(self, encoded: tuple[bytes, ...]) -> list[ir.Attribute]:
         """The attributes of these encodings, shared as :meth:`attributes` shares them."""
         protos = [AttributeProto.FromString(e) for e in encoded]
         for proto in protos:
             if proto.type not in _PLAIN_FIELD_KINDS:
+                self.unshared = True
                 return [self.attribute(a) for a in protos]
         return self._shared_list(encoded, protos)
 
@@ -293,6 +341,7 @@ class _InferenceReader(_Reader):
         encodings = []
         for proto in protos:
             if proto.type not in _PLAIN_FIELD_KINDS:  # (a graph is costly to encode)
+                self.unshared = True
                 return [self.attribute(a) for a in protos]
             encodings.append(proto.SerializeToString())
         return self._shared_list(tuple(encodings), protos)
@@ -305,6 +354,7 @@ class _InferenceReader(_Reader):
             if found is not None:  # (a reference to a function's attribute is not shared)
                 self._encoded_attributes[encoded] = found
             else:
+                self.unshared = True
                 found = [self.attribute(a) for a in protos]
         return found
 
@@ -407,6 +457,15 @@ def read_for_inference(
     ``values_up_to`` elements keep their data (decoded on first use). ``data``: the bytes
     ``proto`` was parsed from, if at hand (the main graph's attributes and value types are
     read from them, :mod:`onnxcraft.proto.encoded_graph`)."""
+    return read_with_bodies(proto, values_up_to=values_up_to, data=data)[0]
+
+
+def read_with_bodies(
+    proto: ModelProto, *, values_up_to: int, data: bytes | None = None
+) -> tuple[InferenceInput, bool]:
+    """:func:`read_for_inference`'s answer, and whether a main-graph node may hold a graph
+    (False: every node's attributes are none or a shared list of plain ones, and
+    :func:`write_inferred_types` is told ``bodies=False``)."""
     reader = _InferenceReader()
     graph = proto.graph
     view = None if data is None else encoded_graph(data, len(graph.node))
@@ -419,9 +478,10 @@ def read_for_inference(
         functions=[reader.function(f) for f in proto.functions],
     )
     typed = reader.typed_initializers(graph, values_up_to)
+    bodies = reader.unshared  # (any other list is a shared one of plain attributes)
     if typed is not None:
-        return InferenceInput(model, [], typed)
-    return InferenceInput(model, reader.initializers(graph, values_up_to), None)
+        return InferenceInput(model, [], typed), bodies
+    return InferenceInput(model, reader.initializers(graph, values_up_to), None), bodies
 
 
 # -- writing the types back -----------------------------------------------------------------------
@@ -544,16 +604,25 @@ def _add_encoded_entry(out: bytearray, encoded_name: bytes, field: bytes) -> Non
 
 
 def write_inferred_types(
-    proto: ModelProto, model: ir.Model, added: Sequence[tuple[str, ValueType]] = ()
+    proto: ModelProto,
+    model: ir.Model,
+    added: Sequence[tuple[str, ValueType]] = (),
+    *,
+    bodies: bool = True,
 ) -> None:
     """Write the types recorded in ``model`` into ``proto``, which it was read from by
     :func:`read_for_inference` and which still lines up with it node for node. ``added``
-    holds the main graph's values to add to its value_info, as (name, type)."""
-    _retype_graph(model.graph, proto.graph, added)
+    holds the main graph's values to add to its value_info, as (name, type). ``bodies=False``
+    (the reader's ``InferenceInput.bodies``): no main-graph node holds a graph, so none is
+    looked at."""
+    _retype_graph(model.graph, proto.graph, added, bodies)
 
 
 def _retype_graph(
-    graph: ir.Graph, out: GraphProto, added: Sequence[tuple[str, ValueType]] = ()
+    graph: ir.Graph,
+    out: GraphProto,
+    added: Sequence[tuple[str, ValueType]] = (),
+    bodies: bool = True,
 ) -> None:
     for info, proto in zip(graph.inputs, out.input):
         _retype(info, proto)
@@ -562,6 +631,8 @@ def _retype_graph(
     del out.value_info[:]
     if graph.value_info or added:
         out.MergeFromString(_value_infos_encoding(graph.value_info, added))
+    if not bodies:
+        return
     nodes = out.node
     # Alike nodes share their attribute list (the reader's): whether a list holds a graph is
     # asked once per list (by id: the lists live as long as the graph), not at every node.
