@@ -22,8 +22,15 @@ from onnxcraft import ir
 from onnxcraft.infer.model import _infer
 from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProto
 from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
-from onnxcraft.proto.inference import read_for_inference, read_with_bodies, write_inferred_types
-from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.proto.inference import (
+    _tensor_type_encoding,
+    _type_encoding,
+    read_for_inference,
+    read_with_bodies,
+    write_inferred_types,
+)
+from onnxcraft.proto.serde import model_from_proto, type_to_proto
+from onnxcraft.types import Tensor
 from tests.infer.test_direct import _input as typed_input
 from tests.node_cases import case_names, node_tests_root
 
@@ -355,3 +362,40 @@ def test_value_info_entries_around_one_byte_lengths(length: int) -> None:
     written = oc.infer_shapes(model.SerializeToString())
     read_back = ModelProto.FromString(written.SerializeToString()).graph.value_info
     assert [(v.name, v.type.tensor_type.elem_type) for v in read_back] == [(name, 1)]
+
+
+_dims = st.one_of(
+    st.integers(0, 5000),
+    st.integers(0, 2**63 - 1),
+    st.sampled_from(["N", "", "batch" * 30, "é", "\ud800"]),  # (non-ASCII: the message's)
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.none(), st.sampled_from(list(oc.ElementType))),
+    st.one_of(st.none(), st.lists(_dims, max_size=6).map(tuple)),
+)
+def test_tensor_types_encoded_as_the_message_encodes_them(elem: Any, shape: Any) -> None:
+    """The writer encodes a tensor type straight from its parts, nothing kept between calls:
+    the bytes of the message type_to_proto fills, or (a dim it does not encode itself) the
+    message's own."""
+    value = Tensor.__new__(Tensor)  # (any dims, as a rule might make them)
+    object.__setattr__(value, "elem_type", elem)
+    object.__setattr__(value, "shape", shape)
+    message = TypeProto()
+    try:
+        type_to_proto(value, message)
+        expected: Any = message.SerializeToString()
+    except (UnicodeError, ValueError) as exc:
+        expected = type(exc)
+    direct = _tensor_type_encoding(value)
+    if direct is not None:
+        assert direct == expected
+        assert TypeProto.FromString(direct) == message
+    try:
+        got: Any = _type_encoding(value)
+    except (UnicodeError, ValueError) as exc:
+        got = type(exc)
+    assert got == expected
