@@ -536,13 +536,20 @@ def _dim_entry(dim: int) -> bytes:
 _DIM_ENTRIES = {dim: _dim_entry(dim) for dim in range(4096)}
 
 
+# elem_type's field of each element type (a fact of the encoding too).
+_ELEM_TYPE_FIELDS = {elem: _ELEM_TYPE_FIELD + _length(int(elem)) for elem in ElementType}
+
+
 def _tensor_type_encoding(value: Tensor) -> bytes | None:
     """The TypeProto :func:`type_to_proto` writes for a tensor type, encoded as protobuf
     encodes it (fields in number order, elem_type always set, a dim by value, by name or
     neither), straight from its parts: a tenth of building the message (9 µs a type, which a
     model inferred anew pays for each of its distinct types). None for a dim that is neither
     a non-negative int, an ASCII str nor None (the message then does what it does with it)."""
-    body = _ELEM_TYPE_FIELD + _length(int(value.elem_type or 0))
+    elem = value.elem_type
+    body = _ELEM_TYPE_FIELDS.get(elem) if elem else None
+    if body is None:
+        body = _ELEM_TYPE_FIELD + _length(int(elem or 0))
     shape = value.shape
     if shape is not None:
         parts = []
@@ -564,8 +571,10 @@ def _tensor_type_encoding(value: Tensor) -> bytes | None:
                 return None
             parts.append(entry)
         dims = b"".join(parts)
-        body += _SHAPE_FIELD + _length(len(dims)) + dims
-    return _TENSOR_TYPE_FIELD + _length(len(body)) + body
+        size = len(dims)
+        body += _SHAPE_FIELD + (_SHORT_LENGTHS[size] if size < 128 else _length(size)) + dims
+    size = len(body)
+    return _TENSOR_TYPE_FIELD + (_SHORT_LENGTHS[size] if size < 128 else _length(size)) + body
 
 
 def _value_info_encoding(info: ir.ValueInfo) -> bytes:
