@@ -23,6 +23,8 @@ from onnxcraft.infer.model import _infer
 from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProto
 from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
 from onnxcraft.proto.inference import (
+    _DIM_ENTRIES,
+    _dim_entry,
     _tensor_type_encoding,
     _type_encoding,
     read_for_inference,
@@ -399,3 +401,12 @@ def test_tensor_types_encoded_as_the_message_encodes_them(elem: Any, shape: Any)
     except (UnicodeError, ValueError) as exc:
         got = type(exc)
     assert got == expected
+
+
+def test_the_dim_entries_made_at_import_are_the_encoder_s() -> None:
+    assert list(_DIM_ENTRIES) == list(range(4096))
+    for dim, entry in _DIM_ENTRIES.items():
+        assert entry == _dim_entry(dim)
+        message = TypeProto()
+        message.tensor_type.shape.dim.add(dim_value=dim)
+        assert message.tensor_type.shape.SerializeToString() == entry

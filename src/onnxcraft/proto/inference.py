@@ -532,8 +532,13 @@ def _dim_entry(dim: int) -> bytes:
 
 
 # The dim entries of the dims below 4096, made once (a fact of the encoding, like the lengths
-# above): most dims of most models, each then one look-up.
-_DIM_ENTRIES = {dim: _dim_entry(dim) for dim in range(4096)}
+# above): most dims of most models, each then one look-up. Their bytes written out (the dim
+# entry's tag and length, dim_value's tag, the dim's varint of one or two bytes): 1 ms at
+# import, against 4.7 ms through _dim_entry (timed on the loaded machine).
+_DIM_ENTRIES = {dim: bytes((10, 2, 8, dim)) for dim in range(128)}
+_DIM_ENTRIES.update(
+    {dim: bytes((10, 3, 8, dim & 0x7F | 0x80, dim >> 7)) for dim in range(128, 4096)}
+)
 
 
 # elem_type's field of each element type (a fact of the encoding too).
