@@ -81,11 +81,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=0, help="alternate call by call instead")
     parser.add_argument(
+        "--first",
+        action="store_true",
+        help="with --calls: empty the before side's process-wide cache of type encodings "
+        "before each of its calls (revisions before it was removed), so that each call "
+        "costs what a first call costs",
+    )
+    parser.add_argument(
         "--typed", action="store_true", help="models with every value typed (bench_infer's typed)"
     )
     args = parser.parse_args()
     if args.calls:
-        alternate_calls(args.before, args.models.split(","), args.calls, typed=args.typed)
+        alternate_calls(
+            args.before, args.models.split(","), args.calls, typed=args.typed, first=args.first
+        )
         return
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(args.before, Path(folder))
@@ -119,11 +128,14 @@ def main() -> None:
             )
 
 
-def alternate_calls(revision: str, names: list[str], calls: int, *, typed: bool = False) -> None:
+def alternate_calls(
+    revision: str, names: list[str], calls: int, *, typed: bool = False, first: bool = False
+) -> None:
     """Both sides called in turn, ``calls`` times each: the tenth percentile and the median
-    CPU time of their calls, and after / before of each."""
+    CPU time of their calls, and after / before of each (``first``: see ``--first``)."""
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(revision, Path(folder))
+        kept = getattr(importlib.import_module(f"{PACKAGE}.proto.inference"), "_TYPE_ENCODINGS", {})
         print(f"# before: {revision}; p10 / median CPU ms of {calls} calls, alternated")
         print("| model | before ms | after ms | after / before |")
         print("|---|---|---|---|")
@@ -137,6 +149,8 @@ def alternate_calls(revision: str, names: list[str], calls: int, *, typed: bool 
             runs: dict[str, list[float]] = {"before": [], "after": []}
             for call in range(calls):
                 for side in ("before", "after") if call % 2 == 0 else ("after", "before"):
+                    if first and side == "before":
+                        kept.clear()
                     start = time.process_time()
                     sides[side](data)
                     runs[side].append(time.process_time() - start)

@@ -9,6 +9,7 @@ with the plain walk on every node-test model and thousands of corrupted ones.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -18,10 +19,20 @@ from hypothesis import strategies as st
 
 import onnxcraft as oc
 from onnxcraft import ir
+from onnxcraft.infer.model import _infer
 from onnxcraft.proto import AttributeProto, ModelProto, TypeProto, ValueInfoProto
 from onnxcraft.proto.encoded_graph import BYTES_PER_NODE, encoded_graph
-from onnxcraft.proto.inference import read_for_inference
-from onnxcraft.proto.serde import model_from_proto
+from onnxcraft.proto.inference import (
+    _DIM_ENTRIES,
+    _dim_entry,
+    _tensor_type_encoding,
+    _type_encoding,
+    read_for_inference,
+    read_with_bodies,
+    write_inferred_types,
+)
+from onnxcraft.proto.serde import model_from_proto, type_to_proto
+from onnxcraft.types import Tensor
 from tests.infer.test_direct import _input as typed_input
 from tests.node_cases import case_names, node_tests_root
 
@@ -72,6 +83,15 @@ def _assert_same_nodes(data: bytes) -> list[ir.Node]:
     assert [_node_view(n) for n in from_bytes.graph.nodes] == [
         _node_view(n) for n in from_message.graph.nodes
     ]
+    # The reader sets a node's fields itself: every field of ir.Node, in order, as its
+    # constructor would (a field added to ir.Node must be added there too).
+    fields = [f.name for f in dataclasses.fields(ir.Node)]
+    for node in from_bytes.graph.nodes + from_message.graph.nodes:
+        assert type(node) is ir.Node
+        assert list(vars(node)) == fields
+        made = ir.Node(node.op_type, node.inputs, node.outputs, node.domain, node.name)
+        made.attributes = node.attributes
+        assert vars(node) == vars(made)
     return from_bytes.graph.nodes
 
 
@@ -157,6 +177,49 @@ def test_drawn_attributes_read_alike_and_shared(
             if encodings[j] == encodings[i]:
                 # equal plain lists are one list: the walk keys its memory by it
                 assert nodes[i].attributes is nodes[j].attributes
+    # Whether a node may hold a graph: only a list other than a shared plain one can, and
+    # the writer then looks at every node; it gives the same bytes as looking always.
+    unshared = any(any(a.type not in plain or a.ref_attr_name for a in x) for x in lists)
+    data_bytes = _model(lists)
+    for given_data in (None, data_bytes):
+        written = []
+        for always in (False, True):
+            proto = ModelProto.FromString(data_bytes)
+            (model, initializers, typed), bodies = read_with_bodies(
+                proto, values_up_to=64, data=given_data
+            )
+            assert bodies is unshared
+            added: list[Any] = []
+            _infer(model, initializers, False, added, typed)
+            write_inferred_types(proto, model, added, bodies=bodies or always)
+            written.append(proto.SerializeToString())
+        assert written[0] == written[1]
+
+
+def test_a_body_is_typed_from_the_bytes() -> None:
+    # An If's branches hold graphs: the reader says so, and the writer types their values.
+    model = ModelProto(ir_version=10)
+    model.opset_import.add(domain="", version=21)
+    graph = model.graph
+    for name, elem in (("c", 9), ("x", 1)):
+        info = graph.input.add(name=name)
+        info.type.tensor_type.elem_type = elem
+        info.type.tensor_type.shape.dim.add(dim_value=1 if name == "c" else 3)
+    node = graph.node.add(op_type="If", input=["c"], output=["y"])
+    for branch, op in (("then_branch", "Relu"), ("else_branch", "Neg")):
+        body = node.attribute.add(name=branch, type=A.GRAPH).g
+        body.name = branch
+        body.node.add(op_type=op, input=["x"], output=[f"{branch}_t"])
+        body.node.add(op_type="Abs", input=[f"{branch}_t"], output=[f"{branch}_out"])
+        body.output.add(name=f"{branch}_out")
+    graph.output.add(name="y")
+    data = model.SerializeToString()
+    assert read_with_bodies(ModelProto.FromString(data), values_up_to=64, data=data)[1]
+    inferred = oc.infer_shapes(data)
+    for attribute in inferred.graph.node[0].attribute:
+        (entry,) = attribute.g.value_info
+        assert entry.name == f"{attribute.name}_t"
+        assert [d.dim_value for d in entry.type.tensor_type.shape.dim] == [3]
 
 
 def test_models_mostly_weights_are_read_from_the_message() -> None:
@@ -301,3 +364,49 @@ def test_value_info_entries_around_one_byte_lengths(length: int) -> None:
     written = oc.infer_shapes(model.SerializeToString())
     read_back = ModelProto.FromString(written.SerializeToString()).graph.value_info
     assert [(v.name, v.type.tensor_type.elem_type) for v in read_back] == [(name, 1)]
+
+
+_dims = st.one_of(
+    st.integers(0, 5000),
+    st.integers(0, 2**63 - 1),
+    st.sampled_from(["N", "", "batch" * 30, "é", "\ud800"]),  # (non-ASCII: the message's)
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.none(), st.sampled_from(list(oc.ElementType))),
+    st.one_of(st.none(), st.lists(_dims, max_size=6).map(tuple)),
+)
+def test_tensor_types_encoded_as_the_message_encodes_them(elem: Any, shape: Any) -> None:
+    """The writer encodes a tensor type straight from its parts, nothing kept between calls:
+    the bytes of the message type_to_proto fills, or (a dim it does not encode itself) the
+    message's own."""
+    value = Tensor.__new__(Tensor)  # (any dims, as a rule might make them)
+    object.__setattr__(value, "elem_type", elem)
+    object.__setattr__(value, "shape", shape)
+    message = TypeProto()
+    try:
+        type_to_proto(value, message)
+        expected: Any = message.SerializeToString()
+    except (UnicodeError, ValueError) as exc:
+        expected = type(exc)
+    direct = _tensor_type_encoding(value)
+    if direct is not None:
+        assert direct == expected
+        assert TypeProto.FromString(direct) == message
+    try:
+        got: Any = _type_encoding(value)
+    except (UnicodeError, ValueError) as exc:
+        got = type(exc)
+    assert got == expected
+
+
+def test_the_dim_entries_made_at_import_are_the_encoder_s() -> None:
+    assert list(_DIM_ENTRIES) == list(range(4096))
+    for dim, entry in _DIM_ENTRIES.items():
+        assert entry == _dim_entry(dim)
+        message = TypeProto()
+        message.tensor_type.shape.dim.add(dim_value=dim)
+        assert message.tensor_type.shape.SerializeToString() == entry

@@ -23,7 +23,7 @@ from onnxcraft.infer.graph import (
 from onnxcraft.io import model_proto
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.proto import ModelProto
-from onnxcraft.proto.inference import read_for_inference, write_inferred_types
+from onnxcraft.proto.inference import read_with_bodies, write_inferred_types
 from onnxcraft.types import ValueType
 
 __all__ = ["InferenceWarning", "infer_shapes", "infer_through_body", "refine"]
@@ -63,11 +63,13 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
 def _infer_into(proto: ModelProto, strict: bool, data: bytes | None = None) -> None:
     """Infer ``proto`` (parsed from ``data``, if given) and write the types into it (only
     types change)."""
-    model_ir, initializers, typed = read_for_inference(proto, values_up_to=VALUE_LIMIT, data=data)
+    (model_ir, initializers, typed), bodies = read_with_bodies(
+        proto, values_up_to=VALUE_LIMIT, data=data
+    )
     added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
     _infer(model_ir, initializers, strict, added, typed)
     try:
-        write_inferred_types(proto, model_ir, added)
+        write_inferred_types(proto, model_ir, added, bodies=bodies)
     except UnicodeError as exc:
         # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
         raise InferenceError(
