@@ -45,7 +45,7 @@ window, and odd sizes under a padded pool run the two steps as before.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -193,27 +193,17 @@ def pool_phases(
     its stride phases: ``products`` (M, 2, 2, hq * wq), phase (p, q) holding position
     (2a + p, 2b + q) at a * wq + b. Positions past the image (a last odd row or column) are
     never read. Channels go a block at a time, so that the passes stay in cache."""
-    m, ho, wo = out.shape
+    ho, wo = out.shape[1:]
     length = ho * wq  # the pooled rows, over the phase's width
-    block = max(1, _POOL_VALUES // max(1, products[0].size))  # channels pooled at a time
-    by_rows = work.take("phase rows", (block, 2, length), out.dtype)
-    pooled = work.take("phase pooled", (block, ho, wq), out.dtype)
-    flat = pooled.reshape(block, length)
-    for first in range(0, m, block):
-        count = min(block, m - first)
-        part = products[first : first + count]
-        rows, pool = by_rows[:count], flat[:count, :-1]
+    for first, part, rows, pooled in _channel_blocks(products, ho, wq, out.dtype, work):
+        pool = pooled.reshape(len(part), length)[:, :-1]
         even, odd = part[:, 0], part[:, 1]  # (M, q, a * wq + b) by row phase
         np.maximum(even[..., :length], odd[..., :length], out=rows)
         np.maximum(rows, even[..., wq : wq + length], out=rows)
         # the last pooled position of the flat grid is a dropped column: length - 1
         np.maximum(rows[:, 0, : length - 1], rows[:, 1, : length - 1], out=pool)
         np.maximum(pool, rows[:, 0, 1:length], out=pool)
-        kept, target = pooled[:count, :, :wo], out[first : first + count]
-        if relu:
-            at_least_zero(kept, out=target)
-        else:
-            target[...] = kept
+        _write(pooled[:, :, :wo], out[first : first + len(part)], relu)
 
 
 def pool_padded_phases(
@@ -226,16 +216,10 @@ def pool_padded_phases(
     phase's row a; columns alike. The kernel takes the tap on every output first (the
     middle one), then the others in order: max(max(even[a], odd[a - 1]), odd[a]), and
     max(even[0], odd[0]) at the edge."""
-    m, ho = out.shape[:2]  # (out.shape[2] == wq)
+    ho = out.shape[1]  # (out.shape[2] == wq)
     length = ho * wq
-    block = max(1, _POOL_VALUES // max(1, products[0].size))  # channels pooled at a time
-    by_rows = work.take("phase rows", (block, 2, length), out.dtype)
-    pooled = work.take("phase pooled", (block, ho, wq), out.dtype)
-    flat = pooled.reshape(block, length)
-    for first in range(0, m, block):
-        count = min(block, m - first)
-        part = products[first : first + count]
-        rows, pool = by_rows[:count], flat[:count]
+    for first, part, rows, pooled in _channel_blocks(products, ho, wq, out.dtype, work):
+        pool = pooled.reshape(len(part), length)
         even, odd = part[:, 0], part[:, 1]  # (M, q, a * wq + b) by row phase
         np.maximum(even[..., wq:], odd[..., : length - wq], out=rows[..., wq:])
         rows[..., :wq] = even[..., :wq]  # (the first row: the padding above it)
@@ -243,12 +227,32 @@ def pool_padded_phases(
         # columns: a flat shift by one, its first column of each row then done again alone
         # (there it read the previous row's last column)
         np.maximum(rows[:, 0, 1:], rows[:, 1, :-1], out=pool[:, 1:])
-        pooled[:count, :, 0] = rows[:, 0].reshape(count, ho, wq)[:, :, 0]
+        pooled[:, :, 0] = rows[:, 0].reshape(len(part), ho, wq)[:, :, 0]
         np.maximum(pool, rows[:, 1], out=pool)
-        if relu:
-            at_least_zero(pooled[:count], out=out[first : first + count])
-        else:
-            out[first : first + count] = pooled[:count]
+        _write(pooled, out[first : first + len(part)], relu)
+
+
+def _channel_blocks(
+    products: np.ndarray, ho: int, wq: int, dtype: np.dtype[Any], work: WorkingArrays
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per block of channels (1 MiB of products, in cache): the first channel, its products
+    (count, 2, 2, hq * wq), and working arrays for its rows pooled (count, 2, ho * wq) and
+    its pooled grid (count, ho, wq)."""
+    m = products.shape[0]
+    block = max(1, _POOL_VALUES // max(1, products[0].size))  # channels pooled at a time
+    by_rows = work.take("phase rows", (block, 2, ho * wq), dtype)
+    pooled = work.take("phase pooled", (block, ho, wq), dtype)
+    for first in range(0, m, block):
+        count = min(block, m - first)
+        yield first, products[first : first + count], by_rows[:count], pooled[:count]
+
+
+def _write(pooled: np.ndarray, target: np.ndarray, relu: bool) -> None:
+    """The pooled values into ``target``, through the Relu when it follows."""
+    if relu:
+        at_least_zero(pooled, out=target)
+    else:
+        target[...] = pooled
 
 
 class _PhaseColumns:
