@@ -238,7 +238,7 @@ class PreparedConv:
                 return self._after(y, residual)
             image, step = layout.image, layout.at_once
             if image is None:
-                image = self._unbound_image(layout.name)
+                image = self._image(layout.name)
                 step = self._images_at_once(x, layout, self.weight.shape[0])
             if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
                 image(self, x, layout.geom, y)
@@ -299,14 +299,9 @@ class PreparedConv:
         the input's shape past the batch axis, the key of ``_layouts``)."""
         if layout.name == "nd":
             return layout
-        image = self._unbound_image(layout.name)
+        image = self._image(layout.name)
         at_once = self._images_at_once(x, layout, self.weight.shape[0])
         return replace(layout, image=image, at_once=at_once)
-
-    def _unbound_image(self, name: str) -> Callable[..., None]:
-        """:meth:`_image` as a function of the PreparedConv, the images, geometry and output."""
-        image: Callable[..., None] = getattr(PreparedConv, self._image(name).__name__)
-        return image
 
     def _as_written(self, x: Any) -> np.ndarray:
         result: np.ndarray = conv(x, self.weight, self.bias, **self.attributes)
@@ -325,23 +320,26 @@ class PreparedConv:
             auto_pad=a.get("auto_pad", "NOTSET"),
         )
 
-    def _image(self, name: str) -> Callable[[np.ndarray, WindowGeometry, np.ndarray], None]:
-        """The function convolving one image into its output for layout ``name``."""
+    @staticmethod
+    def _image(name: str) -> Callable[..., None]:
+        """The function convolving images into their output for layout ``name``, called with
+        the PreparedConv, the images, the geometry and the output (unbound: a layout keeps
+        it without referring back to its PreparedConv)."""
         if name == "taps":
-            return self._taps_image
+            return PreparedConv._taps_image
         if name == "rows":
-            return self._rows_image
+            return PreparedConv._rows_image
         if name == "winograd":
-            return self._winograd_image
+            return PreparedConv._winograd_image
         if name == "winograd4":
-            return self._winograd4_image
+            return PreparedConv._winograd4_image
         if name == "flat":
-            return self._flat_image
+            return PreparedConv._flat_image
         if name == "depthwise":
-            return self._depthwise_image
+            return PreparedConv._depthwise_image
         if name == "phases":
-            return self._phases_image
-        return self._im2col_image
+            return PreparedConv._phases_image
+        return PreparedConv._im2col_image
 
     @staticmethod
     def _images_at_once(x: np.ndarray, layout: _Layout, out_channels: int) -> int:
@@ -375,7 +373,7 @@ class PreparedConv:
             image = self._image(layout.name)
             step = self._images_at_once(x, layout, self.weight.shape[0])
             for n in range(0, x.shape[0], step):
-                image(x[n : n + step], layout.geom, y[n : n + step])
+                image(self, x[n : n + step], layout.geom, y[n : n + step])
             return
         geom = layout.geom
         if x.shape[0] > 0:  # N-D: the written im2col over the batch
