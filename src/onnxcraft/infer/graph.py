@@ -151,6 +151,9 @@ class GraphInference:
         # What rules derive from an operator version and its attributes, for nodes without
         # attributes (InferenceContext.derived; alike lists keep theirs in _attribute_dicts).
         self._bare_derived: dict[OpInfo, dict[Any, Any]] = {}
+        # The direct answers' context of each group of alike nodes, by the id of its derived
+        # facts (those dicts live in _attribute_dicts and _bare_derived as long as this).
+        self._contexts: dict[int, InferenceContext] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -581,7 +584,7 @@ class GraphInference:
             and derived is not None  # (plain attributes, checked)
             and self.memo is not None  # (the plain path runs the rule, for comparison)
         ):
-            ctx = direct_context(op, attributes, derived)
+            ctx = direct_context(op, attributes, derived, self._contexts)
             ready_key = (op, id(attrs) if attrs else 0)
             if ready_key not in self._ready:
                 # Later alike nodes are answered directly from the node step (see node).
@@ -599,7 +602,7 @@ class GraphInference:
             and (valued := self._valued_direct.get(op)) is not None
             and all(node.inputs)
         ):
-            ctx = direct_context(op, attributes, derived)
+            ctx = direct_context(op, attributes, derived, self._contexts)
             found = valued(ctx, input_types, input_values, len(node.outputs))
             if found is not None:
                 return found, _NO_VALUES, True  # (remembered by the values it read)

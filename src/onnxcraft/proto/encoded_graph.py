@@ -31,9 +31,9 @@ BYTES_PER_NODE = 12 * 1024
 _FIELD = descriptor_pb2.FieldDescriptorProto
 
 
-def _model_view() -> Any:
-    """The message class reading a model's main-graph nodes and value_info, node attributes
-    and value types as bytes."""
+def _model_view() -> tuple[Any, ...]:
+    """The message classes reading a model's main-graph nodes and value_info, node attributes
+    and value types as bytes: Node, Value, Graph, Model."""
     file = descriptor_pb2.FileDescriptorProto(
         name="onnxcraft/encoded_graph.proto", package="onnxcraft_encoded", syntax="proto2"
     )
@@ -72,10 +72,17 @@ def _model_view() -> Any:
                 entry.type_name = type_name
     pool = descriptor_pool.DescriptorPool()  # its own pool: no clash with onnx.proto's names
     pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("onnxcraft_encoded.Model"))
+    # Every message class, not only the model's: protobuf holds the classes of submessages
+    # weakly and would make them again for each parse (three classes created and dropped
+    # per model read, 25 objects left for the cyclic collector).
+    return tuple(
+        message_factory.GetMessageClass(pool.FindMessageTypeByName(f"onnxcraft_encoded.{name}"))
+        for name in messages
+    )
 
 
-_MODEL_VIEW = _model_view()
+_VIEW_CLASSES = _model_view()
+_MODEL_VIEW = _VIEW_CLASSES[-1]  # (the messages' last: Model)
 
 
 def encoded_graph(data: bytes, node_count: int) -> Any | None:

@@ -37,7 +37,7 @@ from onnxcraft.proto.payload import (
     tensor_storage_problem,
 )
 from onnxcraft.proto.tensor import mapped_array, to_array, write_array
-from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType
+from onnxcraft.types import Map, Optional, Sequence, SparseTensor, Tensor, ValueType, shared_tensor
 
 __all__ = [
     "as_ir",
@@ -133,14 +133,18 @@ def _shape_from_proto(target: Any) -> tuple[int | str | None, ...] | None:
         return None
     dims: list[int | str | None] = []
     for d in target.shape.dim:
+        value = d.dim_value
+        if value > 0:  # (the common case: only the oneof's dim_value is non-zero)
+            dims.append(value)
+            continue
         which = d.WhichOneof("value")
         if which == "dim_value":
-            if d.dim_value < 0:
+            if value < 0:
                 # Not a shape the IR can hold: reported as the model breaking the IR rules.
                 raise ValidationError(
-                    [f"a type: [proto] its shape has the dimension {d.dim_value}; dims are >= 0"]
+                    [f"a type: [proto] its shape has the dimension {value}; dims are >= 0"]
                 )
-            dims.append(int(d.dim_value))
+            dims.append(0)
         elif which == "dim_param":
             dims.append(d.dim_param or None)
         else:
@@ -159,7 +163,8 @@ def type_from_proto(proto: TypeProto) -> ValueType | None:
     which = proto.WhichOneof("value")
     if which == "tensor_type":
         t = proto.tensor_type
-        return Tensor(_elem(t.elem_type), _shape_from_proto(t))
+        # (its parts valid as read: an element type or None, dims >= 0, symbols or None)
+        return shared_tensor(_ELEMENTS.get(t.elem_type), _shape_from_proto(t))
     if which == "sparse_tensor_type":
         sparse = proto.sparse_tensor_type
         return SparseTensor(_elem(sparse.elem_type), _shape_from_proto(sparse))
