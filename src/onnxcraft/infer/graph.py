@@ -447,11 +447,14 @@ class GraphInference:
             out_types, out_values = [None] * len(node.outputs), {}
         outputs = node.outputs
         if in_range and len(outputs) == 1 and len(out_types) == 1 and not out_values:
-            # (the common case: one output, nothing to check, merge or forget)
+            # (the common case: one output, nothing to check, merge or forget; a declared
+            # type read back is mostly the very object inferred, both interned)
             name = outputs[0]
-            if name and name not in declared and name not in values:
-                types[name] = out_types[0]
-                return
+            if name and name not in values:
+                given = declared.get(name)
+                if given is None or given is out_types[0]:
+                    types[name] = out_types[0]
+                    return
         for i, name in enumerate(outputs):
             if not name:
                 continue
