@@ -48,6 +48,7 @@ from onnxcraft.proto.serde import (
     type_from_proto,
     type_to_proto,
 )
+from onnxcraft.proto.type_bytes import tensor_type_from_bytes
 from onnxcraft.types import Tensor, ValueType, shared_tensor
 
 __all__ = [
@@ -229,7 +230,10 @@ class _InferenceReader(_Reader):
         try:
             return self._types[encoded]
         except KeyError:  # (a type read as None is an answer too)
-            found = self._types[encoded] = type_from_proto(TypeProto.FromString(encoded))
+            found: ValueType | None = tensor_type_from_bytes(encoded)  # (the common form)
+            if found is None:
+                found = type_from_proto(TypeProto.FromString(encoded))
+            self._types[encoded] = found
             return found
 
     def attribute(self, proto: AttributeProto) -> ir.Attribute:
