@@ -1,11 +1,11 @@
 """Tensor types read from a TypeProto's bytes (``proto/type_bytes.py``) are protobuf's.
 
 Drawn TypeProtos, of the common form and of every form the byte reader leaves to protobuf
-(symbolic dims, denotations, long and negative dims, other value kinds, unknown fields, a
+(denotations, long and negative dims, long symbols, other value kinds, unknown fields, a
 field written twice), encoded by protobuf: whenever the byte reader answers, its answer
 equals ``type_from_proto`` of the parsed message; it answers for every tensor type of
-dim_values and empty dims that fits its short lengths; and a negative dim still fails as the
-reader's ValidationError, never as a wrong type.
+dim_values, symbols and empty dims that fits its short lengths; and a negative dim still
+fails as the reader's ValidationError, never as a wrong type.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ _DIMS = st.one_of(
     st.integers(0, 2**63 - 1),
     st.none(),  # an empty Dimension
     st.text(min_size=0, max_size=3),  # a dim_param ("" is an empty one)
+    st.text(min_size=120, max_size=130),  # one too long for a one-byte length
 )
 
 
@@ -53,7 +54,6 @@ def _type_protos(draw: Any) -> tuple[TypeProto, bool]:
                 entry.dim_value = dim
             elif isinstance(dim, str):
                 entry.dim_param = dim
-                common = False
         if draw(st.integers(0, 9)) == 0:
             shape.dim.add().denotation = "DATA_BATCH"
             common = False
@@ -104,3 +104,10 @@ def test_a_negative_dim_is_refused_by_the_reader() -> None:
     assert tensor_type_from_bytes(data) is None
     with pytest.raises(ValidationError, match="-2"):
         _InferenceReader()._type_of(data)
+
+
+def test_a_symbol_not_utf8_is_left_to_protobuf() -> None:
+    dim = b"\x12\x02\xff\xfe"  # dim_param of two bytes that are no UTF-8
+    shape = b"\x0a" + bytes([len(dim)]) + dim
+    inner = b"\x08\x01\x12" + bytes([len(shape)]) + shape
+    assert tensor_type_from_bytes(b"\x0a" + bytes([len(inner)]) + inner) is None

@@ -5,8 +5,8 @@ distinct type once, from its encoding (:mod:`onnxcraft.proto.encoded_graph` hand
 over). Parsed into a TypeProto and read field by field, a type of four dims costs about
 3.5 µs, most of it protobuf's accessors; the bytes of the common form (a tensor_type with its
 element type and a shape of dim_values, as any writer lays them out) read in about a third
-of that. Anything else (a symbolic dim, a denotation, a field twice or out of order, a long
-varint) is left to protobuf: :func:`tensor_type_from_bytes` then answers None.
+of that. Anything else (a denotation, a field twice or out of order, a long varint or
+symbol) is left to protobuf: :func:`tensor_type_from_bytes` then answers None.
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ _ELEM_TYPE = 0x08  # TypeProto.Tensor.elem_type: field 1, varint
 _SHAPE = 0x12  # TypeProto.Tensor.shape: field 2, length-delimited
 _DIM = 0x0A  # TensorShapeProto.dim: field 1, length-delimited
 _DIM_VALUE = 0x08  # TensorShapeProto.Dimension.dim_value: field 1, varint
+_DIM_PARAM = 0x12  # TensorShapeProto.Dimension.dim_param: field 2, length-delimited
 
 
 def tensor_type_from_bytes(data: bytes) -> Tensor | None:
     """The tensor type encoded in ``data`` (a TypeProto's bytes), as
     ``type_from_proto(TypeProto.FromString(data))`` gives it, when the encoding is a
-    tensor_type of an element type and, if any, a shape of dims that are all dim_values or
-    empty (each length below 128 and every field in field order); None otherwise."""
+    tensor_type of an element type and, if any, a shape of dims that are each a dim_value, a
+    dim_param of UTF-8 or empty (each length below 128 and every field in field order);
+    None otherwise."""
     size = len(data)
     # TypeProto: its tensor_type and nothing else, the message within 127 bytes
     if size < 4 or data[0] != _TENSOR_TYPE or data[1] + 2 != size or data[2] != _ELEM_TYPE:
@@ -43,7 +45,7 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
         return shared_tensor(_ELEMENTS.get(elem), None)
     if data[4] != _SHAPE or data[5] + 6 != size:
         return None
-    dims: list[int | None] = []
+    dims: list[int | str | None] = []
     i = 6
     while i < size:
         if data[i] != _DIM:
@@ -55,8 +57,18 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
             dims.append(None)
             i = end
             continue
+        if data[i + 2] == _DIM_PARAM:
+            start = i + 4
+            if start + data[i + 3] != end:
+                return None  # (a long symbol, or more fields in the Dimension)
+            try:
+                dims.append(data[start:end].decode() or None)  # ("" is no symbol)
+            except UnicodeDecodeError:
+                return None  # (protobuf says what it makes of it)
+            i = end
+            continue
         if data[i + 2] != _DIM_VALUE:
-            return None  # (a dim_param or a denotation: protobuf reads it)
+            return None  # (a denotation: protobuf reads it)
         value = shift = 0
         j = i + 3
         while j < end:
