@@ -23,6 +23,7 @@ import math
 import warnings
 from collections.abc import Iterable
 from collections.abc import Sequence as Seq
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -81,6 +82,7 @@ _MAX_WIDENING_PASSES = 4
 
 # Attribute kinds whose values can be part of a node's memo key (plain, hashable values).
 _KEYED_ATTRIBUTES = frozenset({"INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"})
+_ATTRIBUTE_TYPE = attrgetter("type")
 # Nodes with more inputs are inferred every time: their key costs about what their rule does
 # (a hash per input type), and DenseNet's concats of up to 32 inputs never repeat.
 _KEYED_INPUTS = 8
@@ -578,7 +580,7 @@ class GraphInference:
                 attributes = self._attributes(
                     node, op, input_types, input_values, types, values, opsets, commit, bodies
                 )
-                if all(a.type in _KEYED_ATTRIBUTES for a in attrs):  # plain values only
+                if _KEYED_ATTRIBUTES.issuperset(map(_ATTRIBUTE_TYPE, attrs)):  # plain values only
                     derived = {}
                     self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
         direct = self._direct.get(op)
