@@ -133,6 +133,31 @@ def _conv(
     # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
     if c % group or m % group or per_group * group != c:
         return None
+    if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
+        bias = types[2]
+        if type(bias) is not Tensor or bias.shape is None:
+            return None
+        b = bias.shape
+        if len(b) != 1 or type(b[0]) is not int or b[0] != m:
+            return None
+    if rank == 4 and not ceil_mode:
+        # Images, inline (most of a CNN's misses): the loop below for two axes.
+        h, w_, kh, kw = xs[2], xs[3], ws[2], ws[3]
+        if declared is not None and declared != (kh, kw):
+            return None
+        if type(h) is not int or type(w_) is not int or type(kh) is not int or type(kw) is not int:
+            return None
+        if kh < 1 or kw < 1:
+            return None
+        # (the padded size less the window's span, per axis: negative when none fits)
+        rows = h + pads[0] + pads[2] - (kh - 1) * dilations[0] - 1
+        columns = w_ + pads[1] + pads[3] - (kw - 1) * dilations[1] - 1
+        if rows < 0 or columns < 0:
+            return None
+        rows, columns = rows // strides[0] + 1, columns // strides[1] + 1
+        if rows > _INT64_MAX or columns > _INT64_MAX:
+            return None
+        return [tensor(x.elem_type, (xs[0], m, rows, columns))]
     kernel = ws[2:]
     if declared is not None and declared != kernel:
         return None
@@ -153,13 +178,6 @@ def _conv(
         if count > _INT64_MAX:
             return None
         out.append(count)
-    if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
-        bias = types[2]
-        if type(bias) is not Tensor or bias.shape is None:
-            return None
-        b = bias.shape
-        if len(b) != 1 or type(b[0]) is not int or b[0] != m:
-            return None
     return [tensor(x.elem_type, tuple(out))]
 
 
