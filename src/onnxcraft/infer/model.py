@@ -67,9 +67,10 @@ def _infer_into(proto: ModelProto, strict: bool, data: bytes | None = None) -> N
         proto, values_up_to=VALUE_LIMIT, data=data
     )
     added: list[tuple[str, ValueType]] = []  # the main graph's new value_info entries
+    read_types = [info.type for info in model_ir.graph.value_info]
     _infer(model_ir, initializers, strict, added, typed)
     try:
-        write_inferred_types(proto, model_ir, added, bodies=bodies)
+        write_inferred_types(proto, model_ir, added, bodies=bodies, read_types=read_types)
     except UnicodeError as exc:
         # protobuf refuses to write a string that is not UTF-8 (read, it was kept as is)
         raise InferenceError(

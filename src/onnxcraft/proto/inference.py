@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from math import copysign, prod
-from operator import attrgetter
+from operator import attrgetter, is_
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -675,13 +675,16 @@ def write_inferred_types(
     added: Sequence[tuple[str, ValueType]] = (),
     *,
     bodies: bool = True,
+    read_types: Sequence[ValueType | None] | None = None,
 ) -> None:
     """Write the types recorded in ``model`` into ``proto``, which it was read from by
     :func:`read_for_inference` and which still lines up with it node for node. ``added``
     holds the main graph's values to add to its value_info, as (name, type). ``bodies=False``
     (the reader's ``InferenceInput.bodies``): no main-graph node holds a graph, so none is
-    looked at."""
-    _retype_graph(model.graph, proto.graph, added, bodies)
+    looked at. ``read_types``: the main graph's value_info types as read, before inference;
+    when every entry still holds the very object read, the entries are left as they are
+    (a model inferred before: nothing to rewrite but the values added)."""
+    _retype_graph(model.graph, proto.graph, added, bodies, read_types)
 
 
 def _retype_graph(
@@ -689,14 +692,19 @@ def _retype_graph(
     out: GraphProto,
     added: Sequence[tuple[str, ValueType]] = (),
     bodies: bool = True,
+    read_types: Sequence[ValueType | None] | None = None,
 ) -> None:
     for info, proto in zip(graph.inputs, out.input):
         _retype(info, proto)
     for info, proto in zip(graph.outputs, out.output):
         _retype(info, proto)
-    del out.value_info[:]
-    if graph.value_info or added:
-        out.MergeFromString(_value_infos_encoding(graph.value_info, added))
+    if _unchanged(graph.value_info, read_types):
+        if added:  # (appended after the entries kept, as they would be written)
+            out.MergeFromString(_value_infos_encoding([], added))
+    else:
+        del out.value_info[:]
+        if graph.value_info or added:
+            out.MergeFromString(_value_infos_encoding(graph.value_info, added))
     if not bodies:
         return
     nodes = out.node
@@ -715,6 +723,17 @@ def _retype_graph(
                 _retype_bodies(node, nodes[index])
 
 
+def _unchanged(infos: list[ir.ValueInfo], read_types: Sequence[ValueType | None] | None) -> bool:
+    """Whether each value_info entry holds the type object it was read with (so its message,
+    as read, says the same; types are compared by identity, as the walk keeps what it read)."""
+    return (
+        read_types is not None
+        and len(read_types) == len(infos)
+        and all(map(is_, map(_INFO_TYPE, infos), read_types))
+    )
+
+
+_INFO_TYPE = attrgetter("type")
 _GRAPH_KINDS = ("GRAPH", "GRAPHS")
 
 
