@@ -8,9 +8,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from onnxcraft.ops.conv.depthwise import DepthwiseRun
 from onnxcraft.ops.conv.prepared import PreparedConv, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 
@@ -60,11 +62,13 @@ def test_shared_working_arrays_grown_between_calls(
     assert max(len(work.blocks), 1) <= 3  # padded, cols, products: shared, not per conv
 
 
-def test_threads_share_a_convolution() -> None:
+@pytest.mark.parametrize("stride", [1, 2])
+def test_threads_share_a_convolution(stride: int) -> None:
     """Two threads running the same prepared depthwise convolution at once, each with its own
-    working arrays (thread-local) and so its own views, get the bits of a lone run."""
+    working arrays (thread-local) and so its own views, get the bits of a lone run (strided:
+    each with rows of its own, their padding's zeros made once)."""
     rng = np.random.default_rng(7)
-    prepared = _depthwise(rng, 24, 1, WorkingArrays())
+    prepared = _depthwise(rng, 24, stride, WorkingArrays())
     alone = _alone(prepared)
     feeds = [rng.standard_normal((1, 24, 14, 14)).astype(np.float32) for _ in range(2)]
     expected = [alone(x).tobytes() for x in feeds]
@@ -103,3 +107,63 @@ def test_layouts_carry_their_image_function() -> None:
         key = x.shape[1:]
         prepared._layouts[key] = type(layout)(layout.geom, layout.name)
         assert prepared(x).tobytes() == chosen.tobytes()
+
+
+def _through_padded_image(prepared: PreparedConv) -> None:
+    """Make ``prepared``'s depthwise runs copy their rectangles from a padded image, as the
+    stride-1 runs do, however strided."""
+    for run in prepared._depthwise_runs.values():
+        run.from_image = False
+
+
+@st.composite
+def strided_depthwise(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """Depthwise convolutions with a vertical stride of 2 or 3 (the runs that copy their
+    rectangles from the image): any kernel, dilation, padding and horizontal stride, batches
+    of 1 to 3, inputs that may be views of another layout, values that may be inf or NaN."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = draw(st.integers(1, 12))
+    kernel = [draw(st.integers(1, 5)) for _ in range(2)]
+    strides = [draw(st.integers(2, 3)), draw(st.integers(1, 3))]
+    dilations = [draw(st.integers(1, 2)) for _ in range(2)]
+    pads = [draw(st.integers(0, 3)) for _ in range(4)]
+    spatial = [
+        draw(st.integers(max(1, (k - 1) * d + 1 - pads[i] - pads[i + 2]), 40))
+        for i, (k, d) in enumerate(zip(kernel, dilations, strict=True))
+    ]
+    n = draw(st.integers(1, 3))
+    x = rng.standard_normal((n, c, *spatial)).astype(dtype)
+    if draw(st.booleans()):
+        x.flat[draw(st.integers(0, x.size - 1))] = draw(st.sampled_from([np.inf, -np.inf, np.nan]))
+    if draw(st.booleans()):
+        x = np.ascontiguousarray(x.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)  # not C-ordered
+    w = rng.standard_normal((c, 1, *kernel)).astype(dtype)
+    b = rng.standard_normal(c).astype(dtype) if draw(st.booleans()) else None
+    attrs = {"pads": pads, "strides": strides, "dilations": dilations, "group": c}
+    return x, w, b, attrs
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=strided_depthwise())
+def test_rectangles_from_the_image_are_the_padded_images(case: tuple) -> None:
+    """Strided runs copy their rectangles straight from the image into rows whose padding
+    stays zero: the same bits as the rectangles of a padded image, call after call."""
+    x, w, b, attrs = case
+    prepared = prepare_conv(w, b, attrs)
+    padded = prepare_conv(w, b, attrs)
+    assert prepared is not None and padded is not None
+    for conv in (prepared, padded):  # the banded products, whatever the layout chosen
+        layout = conv._layout_for(x)
+        assert layout is not None
+        conv._layouts[x.shape[1:]] = type(layout)(layout.geom, "depthwise")
+    first = prepared(x)
+    padded(x)
+    _through_padded_image(padded)
+    runs = list(prepared._depthwise_runs.values())
+    assert runs and all(isinstance(run, DepthwiseRun) and run.from_image for run in runs)
+    expected = padded(x)
+    assert first.tobytes() == expected.tobytes()
+    other = np.ascontiguousarray(x[::-1])  # another image through the same rows
+    assert prepared(other).tobytes() == padded(other).tobytes()
+    assert prepared(x).tobytes() == expected.tobytes()
