@@ -95,26 +95,26 @@ class DepthwiseRun:
     operations (about 40 of a depthwise call's 120-200 µs were Python before: the geometry
     unpacked, three working arrays taken and reshaped, ``as_strided``'s array interface).
 
-    The views are of the plan's shared working arrays (``work.blocks``); they are made again
-    whenever a block was replaced (grown by another convolution) or belongs to another
-    thread (the blocks are thread-local). With ``stacked``, each channel's rectangles of
-    every image are the rows of one matrix, so that the product is one per channel instead
-    of one per channel and image (for small outputs, where OpenBLAS's cost per call
-    dominates), and the products are copied back image by image.
+    A run takes working arrays of its own kind, shared only by the runs of the same shape,
+    geometry and type (``kept``: ShuffleNet's units of a stage share them), whose constant
+    parts are made once: the padded image's zero frame and the column of ones (no pass for
+    either). Strided convolutions (``from_image``) have no padded image at all: a
+    rectangle's entry lies either inside the image or in its padding, which follows from the
+    shape alone, so their rows are made with zeros where the padding falls and a call copies
+    only the image's entries (for each row of the rectangles and each class of blocks alike
+    at the edges, the interior blocks one class, one copy from an overlapping view of the
+    input; with a stride of 2 the image is four times the output, and its padded copy cost as
+    much as the rectangles'). The entries are the padded image's, so the products are the
+    same bits as through the plan's shared working arrays (``work.blocks["padded"]``,
+    ``["cols"]``, zeroed, copied into and set each call), which the stacked stride-1 runs
+    still take: one call over a whole batch, they have no padded copy to save, and arrays of
+    their own, out of cache, measured slower.
 
-    Strided convolutions copy their rectangles straight from the input instead (``from_image``):
-    with a stride of 2 the image is four times the output, and zeroing a padded image and
-    copying the image into it cost as much as the rectangles' copy (24 x 56 x 56 -> 28 x 28:
-    0.86x the time without them; 116 x 28 x 28 -> 14 x 14: 0.76x). A rectangle's entry lies
-    either inside the image or in its padding, which follows from the shape alone, so the rows
-    of the products are then an array of the run's own (one per thread), made once with zeros
-    where the padding falls and ones in the bias column, and a call copies only the image's
-    entries: for each row of the rectangles and each class of blocks alike at the edges (the
-    interior blocks one class), one copy from an overlapping view of the input. The entries
-    are the padded image's, so the products are the same bits. At stride 1 the image is no
-    larger than the rectangles need, and these copies (of rows that are not cache-aligned)
-    took as long as the padded image's passes: 1.00-1.05x on ShuffleNet's shapes.
-    """
+    The views are made again whenever a block was replaced (grown by another convolution)
+    or belongs to another thread (the blocks are thread-local). With ``stacked``, each
+    channel's rectangles of every image are the rows of one matrix, so that the product is
+    one per channel instead of one per channel and image (for small outputs, where
+    OpenBLAS's cost per call dominates), and the products are copied back image by image."""
 
     def __init__(
         self,
@@ -156,7 +156,13 @@ class DepthwiseRun:
         self.direct = not stacked and blocks.count * blocks.width == self.wo
         self.ho = ho
         self._views: tuple[Any, ...] | None = None
-        self.from_image = sh > 1
+        # kept: all but the stacked stride-1 runs, which are one call over the whole batch
+        # and have no padded copy to save (1.08-1.21x inside ShuffleNet at batch 8)
+        self.kept = (sh > 1 or not stacked) and _KEEP
+        # the working arrays' names when they are of this run's kind: everything their
+        # constant parts follow from
+        self.kind = f"depthwise {shape} {dtype.str} {geom} {blocks} {t.shape} {stacked}"
+        self.from_image = self.kept and sh > 1
         # from the image: each rectangle row's and class of blocks' share of the image, as
         # (the index into the rectangles, the input's view: shape, offset and strides in bytes)
         self.pieces: list[tuple[tuple[Any, ...], tuple[int, ...], int, tuple[int, ...]]] = []
@@ -177,7 +183,7 @@ class DepthwiseRun:
                             bytes_per,
                         )
                     )
-        self._local = threading.local()  # from the image: this thread's rows and pieces
+        self._local = threading.local()  # kept arrays: this thread's views of them
 
     def _made_views(self, work: WorkingArrays) -> tuple[Any, ...]:
         padded = work.take("padded", self.padded_shape, self.dtype)
@@ -202,66 +208,85 @@ class DepthwiseRun:
             products,
         )
 
-    def _own_rows(self) -> tuple[np.ndarray, list[tuple[np.ndarray, Any, int, Any]]]:
-        """This thread's rows, from the image: zeros where the padding falls, ones in the
-        bias column, with the targets of the pieces."""
-        rows = np.zeros(self.rows_shape, self.dtype)
-        if self.t.shape[1] > self.terms:
-            rows[..., self.terms] = 1  # multiplies the bias, T's last row
-        rectangles = rows[..., : self.terms].reshape(self.rectangles)
-        pieces = [(rectangles[where], *view) for where, *view in self.pieces]
-        made = self._local.made = (rows.reshape(self.matrices), pieces)
-        return made
+    def _kept_views(self, work: WorkingArrays) -> tuple[Any, ...]:
+        """This thread's views of the arrays of this run's kind, their constant parts made
+        when the arrays are (zeros in the padding, ones in the bias column)."""
+        names = (f"{self.kind} rows", f"{self.kind} padded")
+        made = names[0] not in work.blocks
+        rows = work.take(names[0], self.rows_shape, self.dtype)
+        if made:
+            rows[...] = 0
+            if self.t.shape[1] > self.terms:
+                rows[..., self.terms] = 1  # multiplies the bias, T's last row
+        target = rows[..., : self.terms].reshape(self.rectangles)
+        if self.from_image:
+            pieces = [(target[where], *view) for where, *view in self.pieces]
+            return work.blocks[names[0]], rows.reshape(self.matrices), pieces, None, None
+        made = names[1] not in work.blocks
+        padded = work.take(names[1], self.padded_shape, self.dtype)
+        if made:
+            padded[...] = 0  # the frame, never written again
+        rectangles = np.ndarray(self.rectangles, self.dtype, padded, 0, self.rectangle_strides)
+        rectangles.flags.writeable = False
+        copies = [(padded[self.inside], None), (target, rectangles)]
+        return work.blocks[names[0]], rows.reshape(self.matrices), [], copies, padded
 
     def __call__(self, x: np.ndarray, out: np.ndarray, work: WorkingArrays) -> None:
         """Images ``x`` (of this run's shape) convolved into ``out`` (N, C, Ho, Wo)."""
-        if self.from_image:
-            self._from_image(x, out, work)
+        if self.kept:
+            matrices = self._kept(x, work)
+        else:
+            matrices = self._shared(x, work)
+        if self.direct:
+            np.matmul(matrices, self.t, out=out.reshape(self.products))
             return
+        products = work.take("products", self.products, self.dtype)
+        np.matmul(matrices, self.t, out=products.reshape(self.product_rows))
+        if self.stacked:
+            out[...] = products.reshape(out.shape[1], out.shape[0], self.ho, -1)[
+                ..., : self.wo
+            ].transpose(1, 0, 2, 3)
+            return
+        out[...] = products.reshape(*out.shape[:3], -1)[..., : self.wo]
+
+    def _shared(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray:
+        """The rectangles in the shared working arrays: the matrices of the product."""
         views, blocks = self._views, work.blocks
         if (
             views is None
             or views[0] is not blocks.get("padded")
             or views[1] is not blocks.get("cols")
-            or (views[2] is not None and views[2] is not blocks.get("products"))
         ):
             views = self._views = self._made_views(work)
-        _, _, _, padded, inside, target, rectangles, ones, matrices, products = views
+        _, _, _, padded, inside, target, rectangles, ones, matrices, _ = views
         padded[...] = 0  # the frame: the block is shared with the plan's other convolutions
         inside[...] = x
         target[...] = rectangles
         if ones is not None:
             ones[...] = 1  # multiplies the bias, T's last row
-        if self.direct:
-            np.matmul(matrices, self.t, out=out.reshape(self.products))
-            return
-        np.matmul(matrices, self.t, out=products.reshape(self.product_rows))
-        if self.stacked:
-            out[...] = products.reshape(out.shape[1], out.shape[0], self.ho, -1)[
-                ..., : self.wo
-            ].transpose(1, 0, 2, 3)
-            return
-        out[...] = products.reshape(*out.shape[:3], -1)[..., : self.wo]
+        return matrices  # type: ignore[no-any-return]
 
-    def _from_image(self, x: np.ndarray, out: np.ndarray, work: WorkingArrays) -> None:
-        made = getattr(self._local, "made", None)
-        matrices, pieces = self._own_rows() if made is None else made
-        if not x.flags.c_contiguous:
-            x = np.ascontiguousarray(x)  # the pieces' views step through a C-ordered image
-        dtype = self.dtype
-        for target, view, offset, strides in pieces:
-            target[...] = np.ndarray(view, dtype, x, offset, strides)
-        if self.direct:
-            np.matmul(matrices, self.t, out=out.reshape(self.products))
-            return
-        products = work.take("products", self.products, dtype)
-        np.matmul(matrices, self.t, out=products.reshape(self.product_rows))
-        if self.stacked:
-            out[...] = products.reshape(out.shape[1], out.shape[0], self.ho, -1)[
-                ..., : self.wo
-            ].transpose(1, 0, 2, 3)
-            return
-        out[...] = products.reshape(*out.shape[:3], -1)[..., : self.wo]
+    def _kept(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray:
+        """The rectangles in the arrays of this run's kind: the matrices of the product."""
+        views = getattr(self._local, "views", None)
+        if views is None or views[0] is not work.blocks.get(f"{self.kind} rows"):
+            views = self._local.views = self._kept_views(work)
+        _, matrices, pieces, copies, _ = views
+        if pieces:
+            if not x.flags.c_contiguous:
+                x = np.ascontiguousarray(x)  # the pieces' views step through a C-ordered image
+            dtype = self.dtype
+            for target, view, offset, strides in pieces:
+                target[...] = np.ndarray(view, dtype, x, offset, strides)
+        elif copies is not None:
+            (inside, _), (target, rectangles) = copies
+            inside[...] = x
+            target[...] = rectangles
+        return matrices  # type: ignore[no-any-return]
+
+
+# Whether runs take working arrays of their own kind (the tests switch it off to compare).
+_KEEP = True
 
 
 def _block_classes(
