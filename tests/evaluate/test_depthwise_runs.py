@@ -179,9 +179,7 @@ def test_kept_working_arrays_give_the_shared_arrays_bits(case: tuple) -> None:
         expected = shared(x)
     strided = attrs["strides"][0] > 1
     assert kept._depthwise_runs and shared._depthwise_runs  # (a run per chunk's shape)
-    for run in kept._depthwise_runs.values():  # the stacked stride-1 runs stay shared
-        assert run.kept == (strided or not run.stacked)
-        assert run.from_image == (run.kept and strided)
+    assert all(r.kept and r.from_image == strided for r in kept._depthwise_runs.values())
     assert not any(r.kept for r in shared._depthwise_runs.values())
     assert first.tobytes() == expected.tobytes()
     other = np.ascontiguousarray(x[::-1]) * 2  # another image through the same arrays

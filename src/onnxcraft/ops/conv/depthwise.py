@@ -106,9 +106,8 @@ class DepthwiseRun:
     input; with a stride of 2 the image is four times the output, and its padded copy cost as
     much as the rectangles'). The entries are the padded image's, so the products are the
     same bits as through the plan's shared working arrays (``work.blocks["padded"]``,
-    ``["cols"]``, zeroed, copied into and set each call), which the stacked stride-1 runs
-    still take: one call over a whole batch, they have no padded copy to save, and arrays of
-    their own, out of cache, measured slower.
+    ``["cols"]``, zeroed, copied into and set each call), the way the runs took before and
+    the tests' reference (``_KEEP``).
 
     The views are made again whenever a block was replaced (grown by another convolution)
     or belongs to another thread (the blocks are thread-local). With ``stacked``, each
@@ -156,9 +155,7 @@ class DepthwiseRun:
         self.direct = not stacked and blocks.count * blocks.width == self.wo
         self.ho = ho
         self._views: tuple[Any, ...] | None = None
-        # kept: all but the stacked stride-1 runs, which are one call over the whole batch
-        # and have no padded copy to save (1.08-1.21x inside ShuffleNet at batch 8)
-        self.kept = (sh > 1 or not stacked) and _KEEP
+        self.kept = _KEEP
         # the working arrays' names when they are of this run's kind: everything their
         # constant parts follow from
         self.kind = f"depthwise {shape} {dtype.str} {geom} {blocks} {t.shape} {stacked}"
@@ -285,7 +282,10 @@ class DepthwiseRun:
         return matrices  # type: ignore[no-any-return]
 
 
-# Whether runs take working arrays of their own kind (the tests switch it off to compare).
+# Whether runs take working arrays of their own kind; False: the plan's shared ones, zeroed
+# and set each call (the tests' reference). Inside ShuffleNet, at batch 8, the runs of their
+# kind took 0.82-0.96x the time, but 1.08x on the 7 x 7 outputs; at batch 1 0.98-1.09x
+# (no pass to zero the frame, but arrays out of cache: the shared ones were used just before).
 _KEEP = True
 
 
