@@ -43,6 +43,11 @@ def _kind(step: Any, fn: Any, args: tuple[Any, ...]) -> str:
     """The step's operator type, and a prepared convolution's layout for these inputs."""
     op_type = str(step.node.op_type)
     layout_for = getattr(fn, "_layout_for", None)
+    if layout_for is None and BY_SHAPE:  # a rewrite's function around a prepared Conv
+        cells = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
+        layout_for = next(
+            (getattr(c, "_layout_for") for c in cells if hasattr(c, "_layout_for")), None
+        )
     if layout_for is None or not args:
         return op_type
     layout = layout_for(args[0])
