@@ -158,7 +158,8 @@ class DepthwiseRun:
         self.kept = _KEEP
         # the working arrays' names when they are of this run's kind: everything their
         # constant parts follow from
-        self.kind = f"depthwise {shape} {dtype.str} {geom} {blocks} {t.shape} {stacked}"
+        kind = f"depthwise {shape} {dtype.str} {geom} {blocks} {t.shape} {stacked}"
+        self.names = (f"{kind} rows", f"{kind} padded")
         self.from_image = self.kept and sh > 1
         # from the image: each rectangle row's and class of blocks' share of the image, as
         # (the index into the rectangles, the input's view: shape, offset and strides in bytes)
@@ -208,7 +209,7 @@ class DepthwiseRun:
     def _kept_views(self, work: WorkingArrays) -> tuple[Any, ...]:
         """This thread's views of the arrays of this run's kind, their constant parts made
         when the arrays are (zeros in the padding, ones in the bias column)."""
-        names = (f"{self.kind} rows", f"{self.kind} padded")
+        names = self.names
         made = names[0] not in work.blocks
         rows = work.take(names[0], self.rows_shape, self.dtype)
         if made:
@@ -266,7 +267,7 @@ class DepthwiseRun:
     def _kept(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray:
         """The rectangles in the arrays of this run's kind: the matrices of the product."""
         views = getattr(self._local, "views", None)
-        if views is None or views[0] is not work.blocks.get(f"{self.kind} rows"):
+        if views is None or views[0] is not work.blocks.get(self.names[0]):
             views = self._local.views = self._kept_views(work)
         _, matrices, pieces, copies, _ = views
         if pieces:
