@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from onnxcraft.ops.conv import columns
+from onnxcraft.ops.conv import columns, scratch
 from onnxcraft.ops.conv.prepared import _SIDE_BY_SIDE_POSITIONS, PreparedConv, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 
@@ -141,3 +141,30 @@ def test_threads_keep_columns_of_their_own() -> None:
         thread.join()
     assert not failures
     assert any(c is not None for c in conv._columns.values())
+
+
+def test_arrays_of_their_kind_are_bounded_per_thread() -> None:
+    """Past ``KIND_BYTES`` in a thread, new kinds take the shared working arrays (the padded
+    image's columns, the depthwise runs' shared blocks): the same bits, no more memory."""
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((8, 6, 3, 3)).astype(np.float32)
+    wd = rng.standard_normal((6, 1, 3, 3)).astype(np.float32)
+    feeds = [rng.standard_normal((1, 6, side, side)).astype(np.float32) for side in (28, 30, 32)]
+    work = WorkingArrays()
+    first = 6 * 9 * 28 * 28 * 4  # the first kind's columns, all the room there is
+    with patch.object(scratch, "KIND_BYTES", first):
+        for x in feeds:
+            conv = _im2col(w, None, {"pads": [1] * 4}, x, work)
+            depthwise = prepare_conv(wd, None, {"pads": [1] * 4, "group": 6}, work=work)
+            assert depthwise is not None
+            alone = _im2col(w, None, {"pads": [1] * 4}, x, WorkingArrays())
+            with _from_images(False):
+                expected = alone(x).tobytes()
+            assert conv(x).tobytes() == expected
+            assert conv(x).tobytes() == expected
+            alone_depthwise = prepare_conv(wd, None, {"pads": [1] * 4, "group": 6})
+            assert alone_depthwise is not None
+            assert depthwise(x).tobytes() == alone_depthwise(x).tobytes()
+        assert work.kind_bytes == first
+        kinds = [name for name in work.blocks if name.startswith(("columns", "depthwise"))]
+        assert len(kinds) == 1

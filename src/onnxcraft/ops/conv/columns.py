@@ -79,25 +79,29 @@ class ImageColumns:
                 )
         self._local = threading.local()  # this thread's views of its working arrays
 
-    def _views(self, work: WorkingArrays) -> tuple[Any, ...]:
-        name = self.kind
-        made = name not in work.blocks
-        cols = work.take(name, self.shape, self.dtype)
+    def _views(self, work: WorkingArrays) -> tuple[Any, ...] | None:
+        taken = work.take_kind(self.kind, self.shape, self.dtype)
+        if taken is None:
+            return None
+        cols, made = taken
         if made:
             cols[...] = 0  # the padding's entries, never written again
             if self.ones:
                 cols[:, :, self.taps] = 1  # multiplies the bias, the weights' last column
         taps = cols[:, :, : self.taps].reshape(self.windows)
         targets = [(taps[where], source) for where, source in self.pieces]
-        views = (work.blocks[name], cols, targets)
+        views = (work.blocks[self.kind], cols, targets)
         self._local.views = views
         return views
 
-    def fill(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray:
-        """The columns of images ``x`` (of this shape), in this thread's working array."""
+    def fill(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray | None:
+        """The columns of images ``x`` (of this shape), in this thread's working array (None
+        when this thread has no room left for arrays of their kind)."""
         views = getattr(self._local, "views", None)
         if views is None or views[0] is not work.blocks.get(self.kind):
             views = self._views(work)
+            if views is None:
+                return None
         _, cols, targets = views
         images = x.reshape(self.grouped)
         for target, source in targets:

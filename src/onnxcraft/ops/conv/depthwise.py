@@ -206,12 +206,15 @@ class DepthwiseRun:
             products,
         )
 
-    def _kept_views(self, work: WorkingArrays) -> tuple[Any, ...]:
+    def _kept_views(self, work: WorkingArrays) -> tuple[Any, ...] | None:
         """This thread's views of the arrays of this run's kind, their constant parts made
-        when the arrays are (zeros in the padding, ones in the bias column)."""
+        when the arrays are (zeros in the padding, ones in the bias column); None when the
+        thread holds too much in arrays of their kind already."""
         names = self.names
-        made = names[0] not in work.blocks
-        rows = work.take(names[0], self.rows_shape, self.dtype)
+        taken = work.take_kind(names[0], self.rows_shape, self.dtype)
+        if taken is None:
+            return None
+        rows, made = taken
         if made:
             rows[...] = 0
             if self.t.shape[1] > self.terms:
@@ -220,8 +223,10 @@ class DepthwiseRun:
         if self.from_image:
             pieces = [(target[where], *view) for where, *view in self.pieces]
             return work.blocks[names[0]], rows.reshape(self.matrices), pieces, None, None
-        made = names[1] not in work.blocks
-        padded = work.take(names[1], self.padded_shape, self.dtype)
+        taken = work.take_kind(names[1], self.padded_shape, self.dtype)
+        if taken is None:
+            return None
+        padded, made = taken
         if made:
             padded[...] = 0  # the frame, never written again
         rectangles = np.ndarray(self.rectangles, self.dtype, padded, 0, self.rectangle_strides)
@@ -231,9 +236,8 @@ class DepthwiseRun:
 
     def __call__(self, x: np.ndarray, out: np.ndarray, work: WorkingArrays) -> None:
         """Images ``x`` (of this run's shape) convolved into ``out`` (N, C, Ho, Wo)."""
-        if self.kept:
-            matrices = self._kept(x, work)
-        else:
+        matrices = self._kept(x, work) if self.kept else None
+        if matrices is None:
             matrices = self._shared(x, work)
         if self.direct:
             np.matmul(matrices, self.t, out=out.reshape(self.products))
@@ -264,11 +268,14 @@ class DepthwiseRun:
             ones[...] = 1  # multiplies the bias, T's last row
         return matrices  # type: ignore[no-any-return]
 
-    def _kept(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray:
-        """The rectangles in the arrays of this run's kind: the matrices of the product."""
+    def _kept(self, x: np.ndarray, work: WorkingArrays) -> np.ndarray | None:
+        """The rectangles in the arrays of this run's kind: the matrices of the product (None
+        when this thread has no room left for them)."""
         views = getattr(self._local, "views", None)
         if views is None or views[0] is not work.blocks.get(self.names[0]):
             views = self._local.views = self._kept_views(work)
+            if views is None:
+                return None
         _, matrices, pieces, copies, _ = views
         if pieces:
             if not x.flags.c_contiguous:

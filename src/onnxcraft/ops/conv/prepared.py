@@ -403,8 +403,8 @@ class PreparedConv:
                 columns = self._columns[x.shape] = image_columns(x.shape, x.dtype, geom, g, ones)
         else:
             columns = self._columns[x.shape] = image_columns(x.shape, x.dtype, geom, g, ones)
-        if columns is not None:  # straight from the images, the padding's zeros kept
-            cols = columns.fill(x, self.work)
+        cols = None if columns is None else columns.fill(x, self.work)
+        if cols is not None:  # straight from the images, the padding's zeros kept
             np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
             return
         padded = self._padded(x, geom)
