@@ -2,7 +2,7 @@
 CPU time of each operator type's steps inside whole runs (convolutions by their layout).
 
     python tests/benchmarks/ab_step_types.py --before REV [--models shufflenet] [--batches 1,8]
-                                             [--rounds 15]
+                                             [--rounds 15] [--by-shape]
 
 "before" is the package as of ``REV`` (``ab_infer.load_revision``), "after" the working tree.
 Both evaluators prepare the same model; every step's kernel is wrapped in a CPU-time timer
@@ -36,15 +36,26 @@ from ab_infer import load_revision
 
 import onnxcraft as oc
 
+BY_SHAPE = False  # --by-shape: prepared convolutions also by stride and input shape
+
 
 def _kind(step: Any, fn: Any, args: tuple[Any, ...]) -> str:
     """The step's operator type, and a prepared convolution's layout for these inputs."""
     op_type = str(step.node.op_type)
     layout_for = getattr(fn, "_layout_for", None)
+    if layout_for is None and BY_SHAPE:  # a rewrite's function around a prepared Conv
+        cells = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
+        layout_for = next(
+            (getattr(c, "_layout_for") for c in cells if hasattr(c, "_layout_for")), None
+        )
     if layout_for is None or not args:
         return op_type
     layout = layout_for(args[0])
-    return f"{op_type}/{layout.name if layout is not None else 'as written'}"
+    if layout is None:
+        return f"{op_type}/as written"
+    if BY_SHAPE:
+        return f"{op_type}/{layout.name}/s{layout.geom.strides[0]}/{args[0].shape[1:]}"
+    return f"{op_type}/{layout.name}"
 
 
 def _instrumented(evaluator: Any) -> dict[str, float]:
@@ -75,8 +86,11 @@ def compare(before: Any, model: Any, rounds: int) -> list[tuple[str, float, floa
     times: dict[str, dict[str, list[float]]] = {side: defaultdict(list) for side in evaluators}
     for evaluator in evaluators.values():
         evaluator.run(feeds)  # warm-up: layouts chosen, working arrays grown
-    for _ in range(rounds):
-        for side, evaluator in evaluators.items():
+    for round_ in range(rounds):
+        # the side running first changes each round (an A/A comparison always running the
+        # same side first read it 1-3% faster per step type)
+        sides = list(evaluators.items())
+        for side, evaluator in sides[::-1] if round_ % 2 else sides:
             spent[side].clear()
             start = time.process_time()
             evaluator.run(feeds)
@@ -100,7 +114,10 @@ def main() -> None:
     parser.add_argument("--models", default="shufflenet")
     parser.add_argument("--batches", default="1,8")
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--by-shape", action="store_true", help="convolutions by input shape")
     args = parser.parse_args()
+    global BY_SHAPE
+    BY_SHAPE = args.by_shape
     print(fair.describe_machine(fair.pin_threads(1)))
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(args.before, Path(folder))

@@ -65,6 +65,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.ops.clamp import at_least_zero
+from onnxcraft.ops.conv.columns import ImageColumns, image_columns
 from onnxcraft.ops.conv.depthwise import Blocks, DepthwiseRun, block_width, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
@@ -222,6 +223,7 @@ class PreparedConv:
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
         self._banded: dict[int, tuple[Blocks, np.ndarray]] = {}  # depthwise, by input width
         self._depthwise_runs: dict[tuple[int, ...], DepthwiseRun] = {}  # by input shape
+        self._columns: dict[tuple[int, ...], ImageColumns | None] = {}  # im2col, by shape
         self._bias = None if bias is None else bias.reshape(-1, 1, 1)
 
     def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -394,6 +396,17 @@ class PreparedConv:
             self._side_by_side_image(x, geom, out)
             return
         taps = (c // g) * kh * kw
+        ones = 0 if self._bias is None else 1
+        if x.shape in self._columns:
+            columns = self._columns[x.shape]
+            if columns is not None and columns.geom is not geom:
+                columns = self._columns[x.shape] = image_columns(x.shape, x.dtype, geom, g, ones)
+        else:
+            columns = self._columns[x.shape] = image_columns(x.shape, x.dtype, geom, g, ones)
+        cols = None if columns is None else columns.fill(x, self.work)
+        if cols is not None:  # straight from the images, the padding's zeros kept
+            np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
+            return
         padded = self._padded(x, geom)
         itself = (kh, kw, sh, sw) == (1, 1, 1, 1) and padded.shape[2:] == (ho, wo)
         # a 1x1 convolution multiplies the images themselves, unless copying them with a row
@@ -406,7 +419,6 @@ class PreparedConv:
             if self._bias is not None:
                 out += self._bias
             return
-        ones = 0 if self._bias is None else 1
         cols = self.work.take("cols", (n, g, taps + ones, ho * wo), x.dtype)
         windows = cols[:, :, :taps].reshape(n, g, c // g, kh, kw, ho, wo)
         windows[...] = _tap_windows(padded.reshape(n, g, c // g, *padded.shape[2:]), geom)
