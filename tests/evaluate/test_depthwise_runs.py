@@ -6,7 +6,6 @@ their kind (the constant parts made once) give the bits of runs in the shared on
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest.mock import patch
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from onnxcraft.ops.conv import depthwise
 from onnxcraft.ops.conv.prepared import PreparedConv, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
+from tests.evaluate._threads import run_in_threads
 
 
 def _depthwise(rng: np.random.Generator, c: int, stride: int, work: WorkingArrays) -> PreparedConv:
@@ -95,11 +95,7 @@ def test_threads_share_a_convolution(keep: bool) -> None:
             if prepared(feeds[k]).tobytes() != expected[k]:
                 failures.append(k)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(work, 2)
     assert not failures
 
 
@@ -213,9 +209,5 @@ def test_runs_of_one_kind_share_their_arrays(stride: int) -> None:
             if convs[k](feeds[k]).tobytes() != expected[k]:
                 failures.append(k)
 
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(run, 2)
     assert not failures

@@ -5,7 +5,6 @@ products are the bits of the columns copied from a padded image."""
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest.mock import patch
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from onnxcraft.ops.conv import columns, scratch
 from onnxcraft.ops.conv.prepared import _SIDE_BY_SIDE_POSITIONS, PreparedConv, prepare_conv
 from onnxcraft.ops.conv.scratch import WorkingArrays
+from tests.evaluate._threads import run_in_threads
 
 
 @contextmanager
@@ -134,11 +134,7 @@ def test_threads_keep_columns_of_their_own() -> None:
             if conv(feeds[k]).tobytes() != expected[k]:
                 failures.append(k)
 
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(run, 2)
     assert not failures
     assert any(c is not None for c in conv._columns.values())
 
