@@ -35,8 +35,11 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
     dim_param of UTF-8 or empty (each length below 128 and every field in field order);
     None otherwise."""
     size = len(data)
-    # TypeProto: its tensor_type and nothing else, the message within 127 bytes
-    if size < 4 or data[0] != _TENSOR_TYPE or data[1] + 2 != size or data[2] != _ELEM_TYPE:
+    # TypeProto: its tensor_type and nothing else, the message within 127 bytes (every
+    # length read here is one byte below 0x80: a longer one is a varint of several bytes)
+    if size < 4 or size > 129 or data[0] != _TENSOR_TYPE or data[1] + 2 != size:
+        return None
+    if data[2] != _ELEM_TYPE:
         return None
     elem = data[3]
     if elem >= 0x80:
@@ -50,8 +53,9 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
     while i < size:
         if data[i] != _DIM:
             return None
-        end = i + 2 + data[i + 1]
-        if end > size:
+        length = data[i + 1]
+        end = i + 2 + length
+        if length >= 0x80 or end > size:
             return None
         if end == i + 2:  # an empty Dimension: neither a value nor a symbol
             dims.append(None)
@@ -59,7 +63,7 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
             continue
         if data[i + 2] == _DIM_PARAM:
             start = i + 4
-            if start + data[i + 3] != end:
+            if data[i + 3] >= 0x80 or start + data[i + 3] != end:
                 return None  # (a long symbol, or more fields in the Dimension)
             try:
                 dims.append(data[start:end].decode() or None)  # ("" is no symbol)
