@@ -118,6 +118,10 @@ _WINOGRAD4_SIZE = 14
 # 0.87-0.90x at batch 4 and 8, and 0.65-0.92x on 28 x 28 and 56 x 56 at batch 1 (49 and 196
 # tiles; tests/benchmarks/ab_winograd4_models.py and its per-convolution timing).
 _WINOGRAD4_COLUMNS = 32
+# Layouts writing their output through a transposed view (M, N, Ho, Wo) of it, which may
+# have any strides: a Concat's channel slice of a batch of several images is taken as it is
+# (the others need each block of images contiguous, or get a new array and a copy after).
+_ANY_STRIDES = frozenset({"winograd", "winograd4", "taps", "rows"})
 
 
 def choose_layout(
@@ -263,7 +267,7 @@ class PreparedConv:
         shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
         if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
             return np.empty(shape, x.dtype)
-        if out.flags.c_contiguous:
+        if out.flags.c_contiguous or layout.name in _ANY_STRIDES:
             return out
         one_at_a_time = self._images_at_once(x, layout, self.weight.shape[0]) == 1
         if one_at_a_time and layout.name != "nd" and out[:1].flags.c_contiguous:
