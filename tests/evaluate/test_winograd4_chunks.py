@@ -63,3 +63,30 @@ def test_short_chunks_within_the_bound_and_as_the_whole_batch(
     limit = _limit(x, w, b, attrs)
     _within_bound(got, np.maximum(written + residual, 0), limit)
     _within_bound(got, alone, 2 * limit)
+
+
+@pytest.mark.parametrize(
+    ("batch", "cap", "chunks"), [(8, 7, [4, 4]), (8, 3, [3, 3, 2]), (5, 8, [5])]
+)
+def test_the_batch_splits_into_chunks_of_even_size(batch: int, cap: int, chunks: list[int]) -> None:
+    """A batch over the cap goes in as few chunks as the cap allows, of sizes differing by one
+    at most: 8 images by 7 make 4 + 4, not 7 + 1 (one 14 x 14 image alone is the narrow
+    product F(4x4, 3x3) is not chosen for)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch, 4, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 4, 3, 3)).astype(np.float32)
+    conv = PreparedConv(w, None, {"pads": [1, 1, 1, 1]}, relu=np.maximum)
+    chosen = conv._layout_for(x)
+    assert chosen is not None
+    seen: list[int] = []
+    image = PreparedConv._image("winograd4")
+
+    def recorded(self: PreparedConv, part: np.ndarray, *rest: object) -> None:
+        seen.append(part.shape[0])
+        image(self, part, *rest)
+
+    conv._layouts[x.shape[1:]] = _Layout(chosen.geom, "winograd4", image=recorded, at_once=cap)
+    got = conv(x)
+    assert seen == chunks
+    written = np.maximum(prepared_module.conv(x, w, None, pads=[1, 1, 1, 1]), 0)
+    _within_bound(got, written, _limit(x, w, None, {"pads": [1, 1, 1, 1]}))

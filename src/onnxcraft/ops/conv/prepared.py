@@ -252,6 +252,10 @@ class PreparedConv:
             if image is None:
                 image = self._image(layout.name)
                 step = self._images_at_once(x, layout, self.weight.shape[0])
+            if layout.name == "winograd4" and x.shape[0] > step:
+                # chunks of even size (8 images by 7 would leave one image of few tiles,
+                # the narrow product F(4x4, 3x3) is not chosen for)
+                step = -(-x.shape[0] // -(-x.shape[0] // step))
             if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
                 image(self, x, layout.geom, y)
                 if self.relu is not None:
