@@ -191,6 +191,9 @@ def main() -> None:
             for batch in (int(b) for b in args.batches.split(",")):
                 model = zoo.MODELS[name](batch)
                 s_with, s_without, w_with, w_without = compare(model, args.rounds, which)
+                if not any(s_without):  # no step of the model is changed
+                    print(f"| {which} | {name} | {batch} | - | - | - | - |", flush=True)
+                    continue
                 steps = statistics.median(a / b for a, b in zip(s_with, s_without, strict=True))
                 whole = statistics.median(a / b for a, b in zip(w_with, w_without, strict=True))
                 print(
