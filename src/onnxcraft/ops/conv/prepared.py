@@ -119,6 +119,18 @@ _WINOGRAD4_SIZE = 14
 # 0.87-0.90x at batch 4 and 8, and 0.65-0.92x on 28 x 28 and 56 x 56 at batch 1 (49 and 196
 # tiles; tests/benchmarks/ab_winograd4_models.py and its per-convolution timing).
 _WINOGRAD4_COLUMNS = 32
+# F(4x4, 3x3)'s side-by-side images go in chunks of at most this many transformed values
+# (36 x the larger channel count x the chunk's tiles, 4 MiB of float32): a batch of 8 28 x 28
+# images (49 tiles each, 392 columns) spilled its transforms far past the L2. Alone, chunks of
+# 1 to 4 took 0.75-0.88x the time of all 8 on ResNet-50's and BN-Inception's 28 x 28 ones;
+# inside the models (the rule switched run by run, the steps it changes) 0.92-0.96x on
+# ResNet-50, 0.96-0.99x on BN-Inception (2^19 and 2^18 0.98-0.99x, 2^21 1.01-1.04x;
+# tests/benchmarks/ab_conv_chunks.py --only winograd4_chunk).
+_WINOGRAD4_CHUNK_VALUES = 1 << 20
+# Layouts writing their output through a transposed view (M, N, Ho, Wo) of it, which may
+# have any strides: a Concat's channel slice of a batch of several images is taken as it is
+# (the others need each block of images contiguous, or get a new array and a copy after).
+_ANY_STRIDES = frozenset({"winograd", "winograd4", "taps", "rows"})
 
 
 def choose_layout(
@@ -242,6 +254,10 @@ class PreparedConv:
             if image is None:
                 image = self._image(layout.name)
                 step = self._images_at_once(x, layout, self.weight.shape[0])
+            if layout.name == "winograd4" and x.shape[0] > step:
+                # chunks of even size (8 images by 7 would leave one image of few tiles,
+                # the narrow product F(4x4, 3x3) is not chosen for)
+                step = -(-x.shape[0] // -(-x.shape[0] // step))
             if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
                 image(self, x, layout.geom, y)
                 if self.relu is not None:
@@ -265,7 +281,7 @@ class PreparedConv:
         shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
         if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
             return np.empty(shape, x.dtype)
-        if out.flags.c_contiguous:
+        if out.flags.c_contiguous or layout.name in _ANY_STRIDES:
             return out
         one_at_a_time = self._images_at_once(x, layout, self.weight.shape[0]) == 1
         if one_at_a_time and layout.name != "nd" and out[:1].flags.c_contiguous:
@@ -362,6 +378,10 @@ class PreparedConv:
             side = 2 if layout.name == "winograd" else 4  # of the output tiles
             tiles = -(-geom.out_shape[0] // side) * -(-geom.out_shape[1] // side)
             if tiles <= _WINOGRAD_SIDE_BY_SIDE_TILES:  # the products' columns, per image
+                if layout.name == "winograd4":  # a chunk's transformed tiles near the L2
+                    per_image = 36 * max(int(x.shape[1]), out_channels) * tiles
+                    cap = max(1, _WINOGRAD4_CHUNK_VALUES // per_image)
+                    return max(1, min(_SIDE_BY_SIDE_COLUMNS // tiles, cap))
                 return max(1, _SIDE_BY_SIDE_COLUMNS // tiles)
         if layout.name in ("taps", "rows", "winograd", "winograd4"):
             return side_by_side
