@@ -138,17 +138,10 @@ def compare(model: Any, rounds: int, which: str) -> tuple[list[float], ...]:
     spent = [0.0]
     steps = plan.steps
 
-    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
-        def run(*args: Any, **kwargs: Any) -> Any:
-            start = time.process_time()
-            result = fn(*args, **kwargs)
-            spent[0] += time.process_time() - start
-            return result
-
-        return run
-
     steps[:] = [
-        replace(s, fn=timed(s.fn)) if s.fn and any(id(c) in touched for c in _convs(s.fn)) else s
+        replace(s, fn=fair.cpu_counted(s.fn, spent))
+        if s.fn and any(id(c) in touched for c in _convs(s.fn))
+        else s
         for s in steps
     ]
     times: dict[str, tuple[list[float], list[float]]] = {side: ([], []) for side in sides}

@@ -16,10 +16,8 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -30,23 +28,13 @@ import onnxcraft as oc
 from onnxcraft.evaluate import fusion
 
 
-def _timed(fn: Callable[..., Any], spent: list[float]) -> Callable[..., Any]:
-    def run(*args: Any, **kwargs: Any) -> Any:
-        start = time.process_time()
-        result = fn(*args, **kwargs)
-        spent[0] += time.process_time() - start
-        return result
-
-    return run
-
-
 def _stem_timed(evaluator: oc.Evaluator, output: str) -> list[float]:
     """Time the steps up to the one making ``output`` into one counter."""
     spent = [0.0]
     steps = evaluator._plan.steps
     last = next(i for i, s in enumerate(steps) if output in s.outputs)
     steps[: last + 1] = [
-        replace(s, fn=_timed(s.fn, spent)) if s.fn else s for s in steps[: last + 1]
+        replace(s, fn=fair.cpu_counted(s.fn, spent)) if s.fn else s for s in steps[: last + 1]
     ]
     return spent
 

@@ -136,6 +136,19 @@ def race(
     return timings
 
 
+def cpu_counted(fn: Callable[..., Any], spent: list[float]) -> Callable[..., Any]:
+    """``fn``, adding the CPU time of each call to ``spent[0]`` (a step of a plan timed
+    inside whole runs)."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        result = fn(*args, **kwargs)
+        spent[0] += time.process_time() - start
+        return result
+
+    return run
+
+
 def format_ratio(ours: Timing | None, theirs: Timing | None) -> str:
     """``ours / theirs`` of the medians (and of the bests), or ``-`` when one is missing."""
     if ours is None or theirs is None:
