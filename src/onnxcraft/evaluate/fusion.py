@@ -30,6 +30,9 @@ The rewrites:
   rounding within float precision of the nodes as written.
 - Prepared Convs reading one value with equal attributes (Inception's branch heads) run as
   one product of their stacked weights (:mod:`onnxcraft.evaluate.sibling_convs`).
+- A prepared Conv's Relu whose output only a prepared 3x3 Conv of few filters reads
+  (DenseNet's bottleneck) is done by that Conv's copy of its input, not in a pass of its
+  own (:mod:`onnxcraft.evaluate.relu_into_conv`): the same values.
 - A prepared Conv whose output only a 3x3, stride-2 MaxPool reads (SqueezeNet's stem) hands
   it the product's stride phases, so that the pool reads contiguous slices
   (:mod:`onnxcraft.evaluate.conv_pool`).
@@ -58,6 +61,7 @@ from onnxcraft.evaluate.global_means import average_by_product
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
+from onnxcraft.evaluate.relu_into_conv import relu_into_next_conv
 from onnxcraft.evaluate.sibling_convs import stack_sibling_convs
 from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.clamp import at_least_zero
@@ -95,6 +99,7 @@ def fuse_steps(
     steps = _prepare_convolutions(steps, constants, inputs, kept)
     steps = pool_into_conv(steps, kept, _readers(steps), _is_library_step)
     steps = stack_sibling_convs(steps, kept)
+    steps = relu_into_next_conv(steps, kept, _readers(steps))
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     fixed = set(constants) - inputs

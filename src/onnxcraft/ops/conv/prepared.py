@@ -74,7 +74,7 @@ from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
 from onnxcraft.ops.conv.winograd4 import winograd4_image, winograd4_weights
 from onnxcraft.ops.im2col import WindowGeometry
 
-__all__ = ["PreparedConv", "choose_layout", "prepare_conv"]
+__all__ = ["PreparedConv", "choose_layout", "copies_input_once", "prepare_conv"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below this many terms (channels x taps) in each output's sum the im2col is small anyway.
@@ -221,6 +221,7 @@ class PreparedConv:
         add: Callable[..., Any] | None = None,
         conv_first: bool = True,
         relu: Callable[..., Any] | None = None,
+        input_relu: Callable[..., Any] | None = None,
         work: WorkingArrays | None = None,
     ) -> None:
         self.weight = weight
@@ -231,6 +232,9 @@ class PreparedConv:
         self.add = add  # the Add kernel, for inputs it cannot add in place
         self.conv_first = conv_first  # whether the Conv's output is the Add's first input
         self.relu = relu  # the Relu kernel, for results it cannot clamp in place
+        # The Relu of the Conv before, moved here (onnxcraft.evaluate.relu_into_conv): done
+        # by the taps layout's copy of the input, by any other first.
+        self.input_relu = input_relu
         self._layouts: dict[tuple[int, ...], _Layout] = {}
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
         self._banded: dict[int, tuple[Blocks, np.ndarray]] = {}  # depthwise, by input width
@@ -241,6 +245,8 @@ class PreparedConv:
     def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
             layout = self._layout_for(x)
+            if self.input_relu is not None and (layout is None or layout.name != "taps"):
+                x = self._clamped_input(x)
             if layout is None:  # not a case of the layouts: the nodes as written
                 return self._after(self._as_written(x), residual)
             y = self._output_array(x, layout, out)
@@ -273,6 +279,14 @@ class PreparedConv:
                 if self.relu is not None:
                     at_least_zero(out, out=out)
             return y
+
+    def _clamped_input(self, x: Any) -> Any:
+        """The input through the Relu moved here: in place for a float array it may write
+        (the Conv before made it for this one alone), else by the Relu's kernel."""
+        assert self.input_relu is not None
+        if isinstance(x, np.ndarray) and x.dtype in _FLOATS and x.flags.writeable:
+            return at_least_zero(x, out=x)
+        return self.input_relu(x)
 
     def _output_array(self, x: np.ndarray, layout: _Layout, out: np.ndarray | None) -> np.ndarray:
         """The array the output is written into: ``out`` (a slice of a Concat's output, from
@@ -708,10 +722,13 @@ class PreparedConv:
         span = hp * wp + (kw - 1) * dw
         flat = self.work.take("flat", (c + ones, n, span), x.dtype)
         flat[:c] = 0
-        grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
-        grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
         if ones:
             flat[c] = 1
+        grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
+        if self.input_relu is None:
+            grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
+        else:  # the Relu moved here, by the copy
+            at_least_zero(x.transpose(1, 0, 2, 3), out=grid[:, :, top : top + h, left : left + w])
         products = self.work.take("products", (kh * kw * m, n * span), x.dtype)
         np.matmul(self._arrangement("taps"), flat.reshape(c + ones, n * span), out=products)
         offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
@@ -736,8 +753,8 @@ class PreparedConv:
         offsets = [i * dh * wo for i in range(kh)]
         self._sum_shifted(products, offsets, (n, hp * wo), (ho, wo), out)
 
-    @staticmethod
     def _sum_shifted(
+        self,
         products: np.ndarray,
         offsets: Sequence[int],
         images: tuple[int, int],
@@ -747,23 +764,33 @@ class PreparedConv:
         """``out`` (N, M, Ho, Wo) = the sum over blocks b of the rows b*M to (b+1)*M of
         ``products``, whose columns hold ``images`` = (N, span) images side by side; each
         block is read from column ``offsets[b]`` of each image on, as ``rows`` = (Ho, row
-        length >= Wo), and cut to Wo."""
+        length >= Wo), and cut to Wo.
+
+        The blocks are summed whole rows at a time, the columns past Wo included, into a
+        working array, then cut into ``out`` in one copy: numpy's adds then run over rows of
+        Ho * row length values instead of Wo (0.56-0.80x the time of summing straight into
+        the cut view on DenseNet's 56 x 56 to 7 x 7 images, the same bits: the same sums in
+        the same order)."""
         n, span = images
         ho, width = rows
         m, wo = out.shape[1], out.shape[3]
+        target = out.transpose(1, 0, 2, 3)  # (M, N, Ho, Wo), a view of the output
         blocks = [
-            products[b * m : (b + 1) * m]
-            .reshape(m, n, span)[:, :, off : off + ho * width]
-            .reshape(m, n, ho, width)[..., :wo]
+            products[b * m : (b + 1) * m].reshape(m, n, span)[:, :, off : off + ho * width]
             for b, off in enumerate(offsets)
         ]
-        target = out.transpose(1, 0, 2, 3)  # (M, N, Ho, Wo), a view of the output
         if len(blocks) == 1:
-            target[...] = blocks[0]
+            target[...] = blocks[0].reshape(m, n, ho, width)[..., :wo]
             return
-        np.add(blocks[0], blocks[1], out=target)
+        if width == wo:  # whole rows already (the rows layout): summed straight into out
+            total, blocks = target, [block.reshape(m, n, ho, wo) for block in blocks]
+        else:
+            total = self.work.take("shifted sum", (m, n, ho * width), products.dtype)
+        np.add(blocks[0], blocks[1], out=total)
         for block in blocks[2:]:
-            target += block
+            total += block
+        if total is not target:
+            target[...] = total.reshape(m, n, ho, width)[..., :wo]
 
 
 def _tap_windows(source: np.ndarray, geom: WindowGeometry) -> np.ndarray:
@@ -789,6 +816,7 @@ def prepare_conv(
     add: Callable[..., Any] | None = None,
     conv_first: bool = True,
     relu: Callable[..., Any] | None = None,
+    input_relu: Callable[..., Any] | None = None,
     work: WorkingArrays | None = None,
 ) -> PreparedConv | None:
     """A :class:`PreparedConv` for a Conv with these constant weights, or None where the
@@ -805,5 +833,26 @@ def prepare_conv(
     if int(attributes.get("group", 1)) < 1:
         return None
     return PreparedConv(
-        weight, bias, attributes, add=add, conv_first=conv_first, relu=relu, work=work
+        weight,
+        bias,
+        attributes,
+        add=add,
+        conv_first=conv_first,
+        relu=relu,
+        input_relu=input_relu,
+        work=work,
     )
+
+
+def copies_input_once(conv: PreparedConv) -> bool:
+    """Whether ``conv``'s weights and attributes are those :func:`choose_layout` gives the
+    taps layout (a kernel larger than 1x1 at stride 1, one group, a quarter of the input's
+    channels or fewer), which copies the input once: whatever the input's size, unless
+    the input turns out to be of another rank or channel count."""
+    w = conv.weight
+    if w.ndim != 4 or conv.group != 1 or tuple(w.shape[2:]) == (1, 1):
+        return False
+    strides = conv.attributes.get("strides")
+    if strides is not None and any(int(s) != 1 for s in strides):
+        return False
+    return bool(4 * w.shape[0] <= w.shape[1])
