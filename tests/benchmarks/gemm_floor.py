@@ -12,12 +12,22 @@ sum is a floor for any numpy evaluator that convolves by matrix products (Winogr
 fewer products aside), timed alternated with onnxruntime's whole run of the same model
 (warmed up, one thread each, numpy's BLAS included; median and best of ``--repeat``).
 A floor near or above 1.5x onnxruntime's time says the rest of the gap is the GEMM's.
+
+The im2col's products are not the ones the evaluator makes: its prepared convolutions
+multiply in layouts of their own (Winograd's fewer products, the taps layout's wide ones,
+banded depthwise products), whose shapes OpenBLAS runs at other speeds. So the table also
+times the evaluator's whole run (``fuse=True``) with every ``np.matmul`` it calls counted
+(the products as run, their operands where the run leaves them: in cache or not), leaving
+out the Winograd transforms' products with 6x6 and 4x6 matrices (a depth of 8 or less):
+"products as run" is what the run spends in OpenBLAS on its convolutions, and the rest of
+its time is what numpy does around them. Both are set against onnxruntime's whole run.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +79,40 @@ def gemm_runner(products: list[tuple[int, int, int, int]]) -> Any:
     return run
 
 
+_MATMUL = np.matmul
+_TRANSFORM_DEPTH = 8  # Winograd's transforms multiply by 6x6 and 4x6 matrices
+
+
+class CountedProducts:
+    """``np.matmul`` that adds the time of each product deeper than a transform to ``spent``
+    (installed only while the evaluator runs)."""
+
+    def __init__(self) -> None:
+        self.spent: list[float] = []
+
+    def __call__(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        result = _MATMUL(a, b, *args, **kwargs)
+        if np.shape(a)[-1] > _TRANSFORM_DEPTH:
+            self.spent[-1] += time.perf_counter() - start
+        return result
+
+
+def counted_run(evaluator: Any, feeds: dict[str, np.ndarray], products: CountedProducts) -> Any:
+    """A function running ``evaluator`` once with its products counted in a new entry of
+    ``products.spent``."""
+
+    def run() -> None:
+        products.spent.append(0.0)
+        np.matmul = products  # type: ignore[assignment]
+        try:
+            evaluator.run(feeds)
+        finally:
+            np.matmul = _MATMUL
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="resnet50,densenet121,inception,squeezenet,shufflenet")
@@ -79,24 +123,31 @@ def main() -> None:
     print(fair.describe_machine(fair.pin_threads(args.threads), ["onnxruntime"]))
     print(
         "| model | batch | convolutions | GEMMs alone ms | onnxruntime ms (whole run) "
-        "| GEMMs / onnxruntime |"
+        "| GEMMs / onnxruntime | onnxcraft ms (whole run) | its products as run ms "
+        "| products as run / onnxruntime | onnxcraft / onnxruntime |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         for batch in (int(b) for b in args.batches.split(",")):
             model = zoo.MODELS[name](batch)
             feeds = zoo.feeds_for(model)
             products = conv_products(model, feeds)
             session = fair.ort_session(model.SerializeToString(), args.threads)
+            counted = CountedProducts()
             runs = {
                 "gemm": gemm_runner(products),
                 "onnxruntime": lambda session=session, feeds=feeds: session.run(None, feeds),
+                "onnxcraft": counted_run(oc.Evaluator(model), feeds, counted),
             }
             times = fair.race(runs, args.repeat)
+            as_run = fair.Timing(counted.spent[1:])  # (the warm-up's left out)
+            ort = times["onnxruntime"]
             print(
                 f"| {name} | {batch} | {len(products)} | {fair.ms(times['gemm'])} | "
-                f"{fair.ms(times['onnxruntime'])} | "
-                f"{fair.format_ratio(times['gemm'], times['onnxruntime'])} |",
+                f"{fair.ms(ort)} | {fair.format_ratio(times['gemm'], ort)} | "
+                f"{fair.ms(times['onnxcraft'])} | {fair.ms(as_run)} | "
+                f"{fair.format_ratio(as_run, ort)} | "
+                f"{fair.format_ratio(times['onnxcraft'], ort)} |",
                 flush=True,
             )
 
