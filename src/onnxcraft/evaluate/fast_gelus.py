@@ -14,12 +14,11 @@ value of another kind) runs the kernel.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from onnxcraft.evaluate.step_links import with_replacements
+from onnxcraft.evaluate.step_links import with_kernels_wrapped
 from onnxcraft.ops.fast_gelu import gelu_float32
 from onnxcraft.ops.kernel_api import Step
 
@@ -28,11 +27,7 @@ __all__ = ["float32_gelus"]
 
 def float32_gelus(steps: list[Step], is_library_step: Callable[[Step, str], bool]) -> list[Step]:
     """``steps`` with each Gelu of onnxcraft's kernel taking float32 input in float32."""
-    replaced: dict[int, Step] = {}
-    for index, step in enumerate(steps):
-        if is_library_step(step, "Gelu") and step.context is None and step.fn:
-            replaced[index] = replace(step, fn=_in_float32(step.fn))
-    return with_replacements(steps, replaced)
+    return with_kernels_wrapped(steps, "Gelu", _in_float32, is_library_step)
 
 
 def _in_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:

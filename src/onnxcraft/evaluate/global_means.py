@@ -25,12 +25,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from onnxcraft.evaluate.step_links import with_replacements
+from onnxcraft.evaluate.step_links import with_kernels_wrapped
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["average_by_product"]
@@ -42,11 +41,7 @@ def average_by_product(
     steps: list[Step], is_library_step: Callable[[Step, str], bool]
 ) -> list[Step]:
     """``steps`` with each GlobalAveragePool of onnxcraft's kernel run as a product."""
-    replaced: dict[int, Step] = {}
-    for index, step in enumerate(steps):
-        if is_library_step(step, "GlobalAveragePool") and step.context is None and step.fn:
-            replaced[index] = replace(step, fn=_by_product(step.fn))
-    return with_replacements(steps, replaced)
+    return with_kernels_wrapped(steps, "GlobalAveragePool", _by_product, is_library_step)
 
 
 def _by_product(kernel: Callable[..., Any]) -> Callable[..., Any]:

@@ -4,11 +4,13 @@ the rewritten ones swapped in."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Callable, Set
+from dataclasses import replace
+from typing import Any
 
 from onnxcraft.ops.kernel_api import Step
 
-__all__ = ["sole_readers", "with_replacements"]
+__all__ = ["sole_readers", "with_kernels_wrapped", "with_replacements"]
 
 
 def sole_readers(steps: list[Step], readers: Counter[str], kept: set[str]) -> dict[str, int]:
@@ -32,3 +34,19 @@ def with_replacements(
     if not replaced and not dropped:
         return steps
     return [replaced.get(i, step) for i, step in enumerate(steps) if i not in dropped]
+
+
+def with_kernels_wrapped(
+    steps: list[Step],
+    op_type: str,
+    wrap: Callable[[Callable[..., Any]], Callable[..., Any]],
+    is_library_step: Callable[[Step, str], bool],
+) -> list[Step]:
+    """``steps`` with the function of each step running onnxcraft's own kernel for
+    ``op_type`` (without a kernel context) replaced by ``wrap(kernel)``."""
+    replaced = {
+        index: replace(step, fn=wrap(step.fn))
+        for index, step in enumerate(steps)
+        if is_library_step(step, op_type) and step.context is None and step.fn
+    }
+    return with_replacements(steps, replaced)
