@@ -1,5 +1,5 @@
-"""What every rewrite of the plan needs: which step alone reads a value, and the steps with
-the rewritten ones swapped in."""
+"""What every rewrite of the plan needs: which step alone reads a value, the steps with the
+rewritten ones swapped in, and the steps of one operator's kernel wrapped."""
 
 from __future__ import annotations
 
