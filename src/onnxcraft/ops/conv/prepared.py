@@ -846,9 +846,10 @@ def prepare_conv(
 
 def copies_input_once(conv: PreparedConv) -> bool:
     """Whether ``conv``'s weights and attributes are those :func:`choose_layout` gives the
-    taps layout (a kernel larger than 1x1 at stride 1, one group, a quarter of the input's
-    channels or fewer), which copies the input once: whatever the input's size, unless
-    the input turns out to be of another rank or channel count."""
+    taps layout, which copies the input once (a kernel larger than 1x1 at stride 1, one
+    group, a quarter of the input's channels or fewer), whatever the input's size; it
+    chooses the im2col instead for fewer than ``_SMALLEST_PRODUCT`` terms in each sum, and
+    an input of another rank or type runs the kernel as written."""
     w = conv.weight
     if w.ndim != 4 or conv.group != 1 or tuple(w.shape[2:]) == (1, 1):
         return False
