@@ -23,6 +23,7 @@ import math
 import warnings
 from collections.abc import Iterable
 from collections.abc import Sequence as Seq
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
@@ -207,11 +208,15 @@ class GraphInference:
             initializer_names = self._initializers(graph, initializers, types, values)
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
+        first_output = len(types)  # (the nodes' outputs are recorded from here on, in order)
         for node in graph.nodes:
             self.node(node, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
-            _write_types(graph, types, input_types, initializer_names, added)
+            if added is not None and not outer and not graph.sparse_initializers:
+                _write_main_types(graph, types, input_types, declared, first_output, added)
+            else:
+                _write_types(graph, types, input_types, initializer_names, added)
         return outputs, values
 
     def _typed_initializers(
@@ -961,6 +966,32 @@ def _write_types(
                     else:
                         added.append((name, t))
                     recorded.add(name)
+
+
+def _write_main_types(
+    graph: ir.Graph,
+    types: dict[str, ValueType | None],
+    input_types: list[ValueType | None],
+    declared: dict[str, ValueType | None],
+    first_output: int,
+    added: list[tuple[str, ValueType]],
+) -> None:
+    """:func:`_write_types` for a main graph whose new entries go to ``added`` (no outer
+    values, no sparse initializers), from the order ``types`` keeps: its names from
+    ``first_output`` on are the nodes' outputs, each where the walk first recorded it, as
+    _write_types visits them; a node output named as an input or initializer kept its earlier
+    place, and one declared (value_info, graph output) is in ``declared``. No loop over the
+    nodes and their outputs, no set of the names recorded."""
+    for info, t in zip(graph.inputs, input_types):
+        info.type = t
+    for info in graph.value_info:
+        info.type = types.get(info.name, info.type)
+    for info in graph.outputs:
+        info.type = types.get(info.name, info.type)
+    append = added.append
+    for name, t in islice(types.items(), first_output, None):
+        if t is not None and name not in declared:
+            append((name, t))
 
 
 def _tensor_attribute(node: ir.Node, value: Any) -> Any:
