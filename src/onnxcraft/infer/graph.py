@@ -476,6 +476,15 @@ class GraphInference:
                 types[name] = inferred
             elif inferred is None or given == inferred:
                 types[name] = given  # (refine's answer, without wording where for nothing)
+            elif (
+                type(given) is Tensor
+                and given.shape is None
+                and type(inferred) is Tensor
+                and (given.elem_type is None or given.elem_type == inferred.elem_type)
+            ):
+                # A declared type without a shape (a graph output as exporters write it):
+                # refine's answer is equal to the inferred type, kept as it is (interned).
+                types[name] = inferred
             else:
                 try:
                     types[name] = refine(given, inferred, "")
