@@ -298,7 +298,7 @@ class _InferenceReader(_Reader):
         seen = self._encoded_attributes
         for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos):
             if attrs:
-                encoded = tuple(attrs)
+                encoded = tuple(attrs[:])  # (one C call; tuple() of the field walks it in Python)
                 attributes = seen.get(encoded)
                 if attributes is None:
                     attributes = self._decoded_attributes(encoded)
