@@ -296,6 +296,7 @@ class _InferenceReader(_Reader):
         nodes: list[ir.Node] = []
         append = nodes.append
         seen = self._encoded_attributes
+        node_class = ir.Node
         for op_type, inputs, outputs, domain, name, attrs in map(_NODE_FIELDS, protos):
             if attrs:
                 encoded = tuple(attrs[:])  # (one C call; tuple() of the field walks it in Python)
@@ -304,16 +305,18 @@ class _InferenceReader(_Reader):
                     attributes = self._decoded_attributes(encoded)
             else:
                 attributes = []
-            append(
-                _node(
-                    op_type,
-                    inputs[:],
-                    outputs[:],
-                    "" if domain == "ai.onnx" else domain,
-                    name,
-                    attributes,
-                )
-            )
+            # _node, inline (a call a node less)
+            node = _new(node_class)
+            node.op_type = op_type
+            node.inputs = inputs[:]
+            node.outputs = outputs[:]
+            node.domain = "" if domain == "ai.onnx" else domain
+            node.name = name
+            node.attributes = attributes
+            node.doc_string = ""
+            node.overload = ""
+            node.metadata = {}
+            append(node)
         return nodes
 
     def _nodes(self, protos: Any, attributes_of: Any) -> list[ir.Node]:
