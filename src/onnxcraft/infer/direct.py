@@ -27,7 +27,6 @@ from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ops.conv.rules import static_conv_attributes
 from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
-from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
 from onnxcraft.ops.windows import (
     defined_attr,
@@ -36,6 +35,7 @@ from onnxcraft.ops.windows import (
     window_count,
 )
 from onnxcraft.types import Tensor, ValueType
+from onnxcraft.types import shared_tensor as tensor  # (infer_common.tensor, a call less)
 
 __all__ = [
     "DIRECT",

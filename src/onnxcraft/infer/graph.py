@@ -312,17 +312,24 @@ class GraphInference:
         if self.strict:
             self._check_defined(node, types)
         gaps = "" in names
+        input_values: list[Any] | None
         if gaps:  # an optional input left out: its type and value are unknown
             input_types = [types.get(n) if n else None for n in names]
             input_values = [values.get(n) if n else None for n in names] if values else []
+            first_value = input_values[0] if input_values else None
         else:  # (the common case, looked up without a Python loop)
             input_types = list(map(types.get, names))
-            input_values = list(map(values.get, names)) if values else []
+            # The input values are listed only where they are read: a node answered directly
+            # or passing its input's type on reads its first one only.
+            input_values = None
+            first_value = values.get(names[0]) if values and names else None
         memo = self.memo
         in_range = False  # whether the output types are known to hold no dim past int64
         try:
             function = self.functions.get((node.domain, node.op_type)) if self.functions else None
             if function is not None:
+                if input_values is None:
+                    input_values = list(map(values.get, names)) if values else []
                 out_types, out_values = self._call(
                     node, function, input_types, input_values, opsets
                 )
@@ -337,7 +344,7 @@ class GraphInference:
                     op in self._direct_first
                     and memo is not None
                     and not gaps
-                    and (not input_values or input_values[0] is None)
+                    and first_value is None
                 ):
                     attrs = node.attributes
                     ready = self._ready.get((op, id(attrs) if attrs else 0))
@@ -361,7 +368,7 @@ class GraphInference:
                     and names[0]
                     and len(node.outputs) == 1
                     and not node.attributes
-                    and (not input_values or input_values[0] is None)
+                    and first_value is None
                 ):
                     # (in range when the walk's types are: the input's, unchanged)
                     out_types, out_values, in_range = [input_types[0]], _NO_VALUES, self._bounded
@@ -370,6 +377,8 @@ class GraphInference:
                     # and checks those it works out)
                     out_types, out_values, in_range = direct_types, _NO_VALUES, self._bounded
                 else:
+                    if input_values is None:
+                        input_values = list(map(values.get, names)) if values else []
                     key = None
                     if (
                         memo is not None
