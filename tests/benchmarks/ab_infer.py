@@ -83,9 +83,10 @@ def main() -> None:
     parser.add_argument(
         "--first",
         action="store_true",
-        help="with --calls: empty the before side's process-wide cache of type encodings "
-        "before each of its calls (revisions before it was removed), so that each call "
-        "costs what a first call costs",
+        help="with --calls: empty each side's process-wide tables of value types "
+        "(types.shared_tensor's, serde's TypeProtos, and the before side's cache of type "
+        "encodings of revisions before it was removed) before each of its calls, inside "
+        "its time as bench_infer.py does, so that each call costs what a first call costs",
     )
     parser.add_argument(
         "--typed", action="store_true", help="models with every value typed (bench_infer's typed)"
@@ -136,6 +137,13 @@ def alternate_calls(
     with tempfile.TemporaryDirectory() as folder:
         before = load_revision(revision, Path(folder))
         kept = getattr(importlib.import_module(f"{PACKAGE}.proto.inference"), "_TYPE_ENCODINGS", {})
+        tables = {
+            side: [
+                getattr(importlib.import_module(f"{package}.types"), "_SHARED_TENSORS", {}),
+                getattr(importlib.import_module(f"{package}.proto.serde"), "_TYPE_PROTOS", {}),
+            ]
+            for side, package in (("before", PACKAGE), ("after", "onnxcraft"))
+        }
         print(f"# before: {revision}; p10 / median CPU ms of {calls} calls, alternated")
         print("| model | before ms | after ms | after / before |")
         print("|---|---|---|---|")
@@ -149,9 +157,12 @@ def alternate_calls(
             runs: dict[str, list[float]] = {"before": [], "after": []}
             for call in range(calls):
                 for side in ("before", "after") if call % 2 == 0 else ("after", "before"):
-                    if first and side == "before":
-                        kept.clear()
                     start = time.process_time()
+                    if first:
+                        if side == "before":
+                            kept.clear()
+                        for table in tables[side]:
+                            table.clear()
                     sides[side](data)
                     runs[side].append(time.process_time() - start)
             p10 = {side: sorted(times)[len(times) // 10] for side, times in runs.items()}

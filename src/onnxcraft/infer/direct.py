@@ -27,7 +27,6 @@ from onnxcraft.core.opinfo import OpInfo
 from onnxcraft.errors import OnnxcraftError
 from onnxcraft.ops.conv.rules import static_conv_attributes
 from onnxcraft.ops.infer_api import InferenceContext, SymbolicValue
-from onnxcraft.ops.infer_common import tensor
 from onnxcraft.ops.shape.rules import static_concat
 from onnxcraft.ops.windows import (
     defined_attr,
@@ -36,6 +35,7 @@ from onnxcraft.ops.windows import (
     window_count,
 )
 from onnxcraft.types import Tensor, ValueType
+from onnxcraft.types import shared_tensor as tensor  # (infer_common.tensor, a call less)
 
 __all__ = [
     "DIRECT",
@@ -502,8 +502,22 @@ DIRECT: dict[str, Direct] = {
 # hashes five input types, Concat up to eight): the walk answers them so before making a key.
 # A convolution or a pool remembered costs less than its direct answer (measured: ShuffleNet
 # and ResNet-50, whose blocks repeat, 1 to 9% slower asking first), so those are answered
-# directly only when not remembered.
-DIRECT_FIRST = frozenset({"BatchNormalization", "Concat"})
+# directly only when not remembered. The global pools, Softmax and its kin and Flatten mostly
+# come once per model (a classifier's head): the key of the first would only be made to miss
+# (measured, the walk alone: SqueezeNet 0.97, the encoder's twelve Softmaxes 1.00).
+DIRECT_FIRST = frozenset(
+    {
+        "BatchNormalization",
+        "Concat",
+        "GlobalAveragePool",
+        "GlobalMaxPool",
+        "GlobalLpPool",
+        "Softmax",
+        "LogSoftmax",
+        "Hardmax",
+        "Flatten",
+    }
+)
 
 # Those answered from their known input values too (Reshape-5 and later: its shape input;
 # Split-13 and later: its sizes), when not remembered by the values.

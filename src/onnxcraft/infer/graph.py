@@ -23,6 +23,7 @@ import math
 import warnings
 from collections.abc import Iterable
 from collections.abc import Sequence as Seq
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
@@ -207,11 +208,15 @@ class GraphInference:
             initializer_names = self._initializers(graph, initializers, types, values)
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
+        first_output = len(types)  # (the nodes' outputs are recorded from here on, in order)
         for node in graph.nodes:
             self.node(node, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
-            _write_types(graph, types, input_types, initializer_names, added)
+            if added is not None and not outer and not graph.sparse_initializers:
+                _write_main_types(graph, types, input_types, declared, first_output, added)
+            else:
+                _write_types(graph, types, input_types, initializer_names, added)
         return outputs, values
 
     def _typed_initializers(
@@ -307,17 +312,24 @@ class GraphInference:
         if self.strict:
             self._check_defined(node, types)
         gaps = "" in names
+        input_values: list[Any] | None
         if gaps:  # an optional input left out: its type and value are unknown
             input_types = [types.get(n) if n else None for n in names]
             input_values = [values.get(n) if n else None for n in names] if values else []
+            first_value = input_values[0] if input_values else None
         else:  # (the common case, looked up without a Python loop)
             input_types = list(map(types.get, names))
-            input_values = list(map(values.get, names)) if values else []
+            # The input values are listed only where they are read: a node answered directly
+            # or passing its input's type on reads its first one only.
+            input_values = None
+            first_value = values.get(names[0]) if values and names else None
         memo = self.memo
         in_range = False  # whether the output types are known to hold no dim past int64
         try:
             function = self.functions.get((node.domain, node.op_type)) if self.functions else None
             if function is not None:
+                if input_values is None:
+                    input_values = list(map(values.get, names)) if values else []
                 out_types, out_values = self._call(
                     node, function, input_types, input_values, opsets
                 )
@@ -332,7 +344,7 @@ class GraphInference:
                     op in self._direct_first
                     and memo is not None
                     and not gaps
-                    and (not input_values or input_values[0] is None)
+                    and first_value is None
                 ):
                     attrs = node.attributes
                     ready = self._ready.get((op, id(attrs) if attrs else 0))
@@ -356,7 +368,7 @@ class GraphInference:
                     and names[0]
                     and len(node.outputs) == 1
                     and not node.attributes
-                    and (not input_values or input_values[0] is None)
+                    and first_value is None
                 ):
                     # (in range when the walk's types are: the input's, unchanged)
                     out_types, out_values, in_range = [input_types[0]], _NO_VALUES, self._bounded
@@ -365,6 +377,8 @@ class GraphInference:
                     # and checks those it works out)
                     out_types, out_values, in_range = direct_types, _NO_VALUES, self._bounded
                 else:
+                    if input_values is None:
+                        input_values = list(map(values.get, names)) if values else []
                     key = None
                     if (
                         memo is not None
@@ -471,6 +485,15 @@ class GraphInference:
                 types[name] = inferred
             elif inferred is None or given == inferred:
                 types[name] = given  # (refine's answer, without wording where for nothing)
+            elif (
+                type(given) is Tensor
+                and given.shape is None
+                and type(inferred) is Tensor
+                and (given.elem_type is None or given.elem_type == inferred.elem_type)
+            ):
+                # A declared type without a shape (a graph output as exporters write it):
+                # refine's answer is equal to the inferred type, kept as it is (interned).
+                types[name] = inferred
             else:
                 try:
                     types[name] = refine(given, inferred, "")
@@ -961,6 +984,32 @@ def _write_types(
                     else:
                         added.append((name, t))
                     recorded.add(name)
+
+
+def _write_main_types(
+    graph: ir.Graph,
+    types: dict[str, ValueType | None],
+    input_types: list[ValueType | None],
+    declared: dict[str, ValueType | None],
+    first_output: int,
+    added: list[tuple[str, ValueType]],
+) -> None:
+    """:func:`_write_types` for a main graph whose new entries go to ``added`` (no outer
+    values, no sparse initializers), from the order ``types`` keeps: its names from
+    ``first_output`` on are the nodes' outputs, each where the walk first recorded it, as
+    _write_types visits them; a node output named as an input or initializer kept its earlier
+    place, and one declared (value_info, graph output) is in ``declared``. No loop over the
+    nodes and their outputs, no set of the names recorded."""
+    for info, t in zip(graph.inputs, input_types):
+        info.type = t
+    for info in graph.value_info:
+        info.type = types.get(info.name, info.type)
+    for info in graph.outputs:
+        info.type = types.get(info.name, info.type)
+    append = added.append
+    for name, t in islice(types.items(), first_output, None):
+        if t is not None and name not in declared:
+            append((name, t))
 
 
 def _tensor_attribute(node: ir.Node, value: Any) -> Any:
