@@ -18,6 +18,7 @@ percentile and the median of the calls (steadier on a machine others load in bur
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import re
 import statistics
@@ -65,6 +66,40 @@ def load_revision(revision: str, into: Path) -> Any:
     return importlib.import_module(PACKAGE)
 
 
+def model_named(name: str) -> Any:
+    """A model of ``zoo.py`` at batch 1, or ``chainN``: ``bench_infer``'s chain of N steps."""
+    if name.startswith("chain"):
+        return bench_infer.chain(int(name[len("chain") :]))
+    return zoo.MODELS[name](1)
+
+
+def alternated(timed: dict[str, Callable[[], float]], calls: int) -> dict[str, list[float]]:
+    """Each side's ``timed()`` (a call's seconds) ``calls`` times, the sides in turn, the order
+    swapped every call."""
+    runs: dict[str, list[float]] = {side: [] for side in timed}
+    order = list(timed)
+    for call in range(calls):
+        for side in order if call % 2 == 0 else order[::-1]:
+            runs[side].append(timed[side]())
+    return runs
+
+
+def quantiles_row(name: str, runs: dict[str, list[float]], unit: float = 1e3) -> str:
+    """A table row: the tenth percentile / median of before's and after's calls (in ``unit``
+    of a second: 1e3 ms, 1e6 µs), and after / before of each."""
+    p10 = {side: sorted(times)[len(times) // 10] for side, times in runs.items()}
+    mid = {side: statistics.median(times) for side, times in runs.items()}
+    digits = 3 if unit == 1e3 else 0
+    b10, b50, a10, a50 = (
+        f"{value * unit:.{digits}f}"
+        for value in (p10["before"], mid["before"], p10["after"], mid["after"])
+    )
+    return (
+        f"| {name} | {b10} / {b50} | {a10} / {a50} | "
+        f"{p10['after'] / p10['before']:.3f} / {mid['after'] / mid['before']:.3f} |"
+    )
+
+
 def best_of(fn: Callable[[], Any], inner: int) -> float:
     times = []
     for _ in range(inner):
@@ -103,11 +138,8 @@ def main() -> None:
         print("| model | before ms | after ms | after / before |")
         print("|---|---|---|---|")
         for name in args.models.split(","):
-            if name.startswith("chain"):
-                model, inner = bench_infer.chain(int(name[len("chain") :])), 1
-            else:
-                model, inner = zoo.MODELS[name](1), 20
-            data = bench_infer.strip(model, external=True, typed=args.typed)
+            inner = 1 if name.startswith("chain") else 20
+            data = bench_infer.strip(model_named(name), external=True, typed=args.typed)
             same = oc.infer_shapes(data).SerializeToString()
             assert same == before.infer_shapes(data).SerializeToString(), name
             sides = {
@@ -148,31 +180,24 @@ def alternate_calls(
         print("| model | before ms | after ms | after / before |")
         print("|---|---|---|---|")
         for name in names:
-            model = bench_infer.chain(int(name[5:])) if name.startswith("chain") else None
-            data = bench_infer.strip(model or zoo.MODELS[name](1), external=True, typed=typed)
+            data = bench_infer.strip(model_named(name), external=True, typed=typed)
             assert oc.infer_shapes(data).SerializeToString() == (
                 before.infer_shapes(data).SerializeToString()
             ), name
             sides = {"before": before.infer_shapes, "after": oc.infer_shapes}
-            runs: dict[str, list[float]] = {"before": [], "after": []}
-            for call in range(calls):
-                for side in ("before", "after") if call % 2 == 0 else ("after", "before"):
-                    start = time.process_time()
-                    if first:
-                        if side == "before":
-                            kept.clear()
-                        for table in tables[side]:
-                            table.clear()
-                    sides[side](data)
-                    runs[side].append(time.process_time() - start)
-            p10 = {side: sorted(times)[len(times) // 10] for side, times in runs.items()}
-            mid = {side: statistics.median(times) for side, times in runs.items()}
-            print(
-                f"| {name} | {p10['before'] * 1e3:.3f} / {mid['before'] * 1e3:.3f} | "
-                f"{p10['after'] * 1e3:.3f} / {mid['after'] * 1e3:.3f} | "
-                f"{p10['after'] / p10['before']:.3f} / {mid['after'] / mid['before']:.3f} |",
-                flush=True,
-            )
+
+            def timed(side: str, data: bytes = data) -> float:
+                start = time.process_time()
+                if first:
+                    if side == "before":
+                        kept.clear()
+                    for table in tables[side]:
+                        table.clear()
+                sides[side](data)
+                return time.process_time() - start
+
+            runs = alternated({side: functools.partial(timed, side) for side in sides}, calls)
+            print(quantiles_row(name, runs), flush=True)
 
 
 if __name__ == "__main__":

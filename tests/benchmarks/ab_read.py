@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ab_infer
 import bench_infer
-import zoo
 
 from onnxcraft.proto import ModelProto
 
@@ -47,11 +46,6 @@ def _read_time(side: tuple[Any, Any, int], proto: Any, data: bytes) -> float:
     return elapsed
 
 
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[int(len(ordered) * q)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="a git revision")
@@ -66,30 +60,16 @@ def main() -> None:
         print("|---|---|---|---|")
         gc.disable()
         for name in args.models.split(","):
-            model = (
-                bench_infer.chain(int(name[len("chain") :]))
-                if name.startswith("chain")
-                else zoo.MODELS[name](1)
-            )
-            data = bench_infer.strip(model, external=True)
+            data = bench_infer.strip(ab_infer.model_named(name), external=True)
             proto = ModelProto.FromString(data)
-            times: dict[str, list[float]] = {"before": [], "after": []}
-            for call in range(args.calls):
-                order = ("before", "after") if call % 2 == 0 else ("after", "before")
-                for label in order:
-                    times[label].append(_read_time(sides[label], proto, data))
-            b, a = times["before"], times["after"]
-            b10, b50, a10, a50 = (
-                _quantile(b, 0.1),
-                _quantile(b, 0.5),
-                _quantile(a, 0.1),
-                _quantile(a, 0.5),
+            runs = ab_infer.alternated(
+                {
+                    label: lambda side=side: _read_time(side, proto, data)
+                    for label, side in sides.items()
+                },
+                args.calls,
             )
-            print(
-                f"| {name} | {b10 * 1e6:.0f} / {b50 * 1e6:.0f} | {a10 * 1e6:.0f} / "
-                f"{a50 * 1e6:.0f} | {a10 / b10:.3f} / {a50 / b50:.3f} |",
-                flush=True,
-            )
+            print(ab_infer.quantiles_row(name, runs, unit=1e6), flush=True)
         gc.enable()
 
 

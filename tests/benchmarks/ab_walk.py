@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ab_infer
 import bench_infer
-import zoo
 
 
 def _side(package: str) -> tuple[Any, Any, Any, int]:
@@ -47,11 +46,6 @@ def _walk_time(side: tuple[Any, Any, Any, int], data: bytes) -> float:
     return elapsed
 
 
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[int(len(ordered) * q)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="a git revision")
@@ -65,32 +59,15 @@ def main() -> None:
         print("| model | before µs | after µs | after / before |")
         print("|---|---|---|---|")
         for name in args.models.split(","):
-            model = (
-                bench_infer.chain(int(name[len("chain") :]))
-                if name.startswith("chain")
-                else zoo.MODELS[name](1)
-            )
-            data = bench_infer.strip(model, external=True)
-            times: dict[str, list[float]] = {"before": [], "after": []}
+            data = bench_infer.strip(ab_infer.model_named(name), external=True)
             for side in sides.values():
                 for _ in range(20):  # (warm)
                     _walk_time(side, data)
-            for call in range(args.calls):
-                order = ("before", "after") if call % 2 == 0 else ("after", "before")
-                for label in order:
-                    times[label].append(_walk_time(sides[label], data))
-            b, a = times["before"], times["after"]
-            b10, b50, a10, a50 = (
-                _quantile(b, 0.1),
-                _quantile(b, 0.5),
-                _quantile(a, 0.1),
-                _quantile(a, 0.5),
+            runs = ab_infer.alternated(
+                {label: lambda side=side: _walk_time(side, data) for label, side in sides.items()},
+                args.calls,
             )
-            print(
-                f"| {name} | {b10 * 1e6:.0f} / {b50 * 1e6:.0f} | {a10 * 1e6:.0f} / "
-                f"{a50 * 1e6:.0f} | {a10 / b10:.3f} / {a50 / b50:.3f} |",
-                flush=True,
-            )
+            print(ab_infer.quantiles_row(name, runs, unit=1e6), flush=True)
 
 
 if __name__ == "__main__":
