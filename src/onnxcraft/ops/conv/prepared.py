@@ -79,6 +79,8 @@ __all__ = ["PreparedConv", "choose_layout", "copies_input_once", "prepare_conv"]
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Below this many terms (channels x taps) in each output's sum the im2col is small anyway.
 _SMALLEST_PRODUCT = 64
+# The taps layout from this many input channels per output channel on (DenseNet's 128 -> 32).
+_TAPS_CHANNEL_RATIO = 4
 # Images whose im2col holds fewer values than this are convolved together (about 512 KiB of
 # float32: they stay in cache while the product reads them).
 _IM2COL_VALUES = 1 << 17
@@ -169,7 +171,7 @@ def choose_layout(
         return "phases" if min(geom.kernel) >= 5 else "im2col"
     if geom.kernel == (1, 1) or channels * geom.kernel[0] * geom.kernel[1] < _SMALLEST_PRODUCT:
         return "im2col"  # a view already, or too few terms in each sum to gain anything
-    if 4 * out_channels <= channels:
+    if _TAPS_CHANNEL_RATIO * out_channels <= channels:
         return "taps"
     three_by_three = geom.kernel == (3, 3) and geom.dilations == (1, 1)
     if (
@@ -856,4 +858,4 @@ def copies_input_once(conv: PreparedConv) -> bool:
     strides = conv.attributes.get("strides")
     if strides is not None and any(int(s) != 1 for s in strides):
         return False
-    return bool(4 * w.shape[0] <= w.shape[1])
+    return bool(_TAPS_CHANNEL_RATIO * w.shape[0] <= w.shape[1])
