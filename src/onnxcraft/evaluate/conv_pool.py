@@ -54,6 +54,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from onnxcraft.evaluate.step_links import sole_readers, with_replacements
 from onnxcraft.ops.clamp import at_least_zero
+from onnxcraft.ops.conv.ones_channel import OnesChannel
 from onnxcraft.ops.conv.prepared import _SIDE_BY_SIDE_POSITIONS, PreparedConv
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.im2col import WindowGeometry
@@ -137,6 +138,7 @@ class ConvThenPool:
         self.pool = pool  # the MaxPool kernel, for inputs the phases do not cover
         self.with_context = with_context  # whether the pool kernel takes the node's context
         self.pad = pad  # the pool's padding on every side: 0 or 1
+        self.spare: OnesChannel | None = None  # see onnxcraft.evaluate.ones_channels
 
     def __call__(self, *args: Any, **attributes: Any) -> Any:
         context, x = (args[0], args[1]) if self.with_context else (None, args[0])
@@ -175,10 +177,10 @@ class ConvThenPool:
         columns = _PhaseColumns(conv, geom, x, (hq, wq))
         weights = conv._arrangement("im2col")[0]  # made once, the bias as a last column
         products = work.take("phase products", (m, 2, 2, hq * wq), x.dtype)
-        if self.pad:
-            y = np.empty((n, m, hq, wq), x.dtype)
-        else:
-            y = np.empty((n, m, (hc - 3) // 2 + 1, (wc - 3) // 2 + 1), x.dtype)
+        shape = (n, m, hq, wq) if self.pad else (n, m, (hc - 3) // 2 + 1, (wc - 3) // 2 + 1)
+        y = None if self.spare is None else self.spare.array(shape, x.dtype)
+        if y is None:
+            y = np.empty(shape, x.dtype)
         pool = pool_padded_phases if self.pad else pool_phases
         for image in range(n):
             np.matmul(weights, columns.of(x[image]), out=products.reshape(m, -1))

@@ -63,6 +63,7 @@ from onnxcraft.evaluate.fast_gelus import float32_gelus
 from onnxcraft.evaluate.global_means import average_by_product
 from onnxcraft.evaluate.kernels import default_registry
 from onnxcraft.evaluate.norm_relu_conv import clamp_into_conv
+from onnxcraft.evaluate.ones_channels import link_ones_channels
 from onnxcraft.evaluate.pool_before_conv import pool_before_conv
 from onnxcraft.evaluate.relu_into_conv import relu_into_next_conv
 from onnxcraft.evaluate.sibling_convs import stack_sibling_convs
@@ -103,6 +104,7 @@ def fuse_steps(
     steps = pool_into_conv(steps, kept, _readers(steps), _is_library_step)
     steps = stack_sibling_convs(steps, kept)
     steps = relu_into_next_conv(steps, kept, _readers(steps))
+    steps = link_ones_channels(steps, kept)  # before Concats wrap the convolutions
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     fixed = set(constants) - inputs

@@ -68,6 +68,7 @@ from onnxcraft.ops.clamp import at_least_zero
 from onnxcraft.ops.conv.columns import ImageColumns, image_columns
 from onnxcraft.ops.conv.depthwise import Blocks, DepthwiseRun, block_width, depthwise_weights
 from onnxcraft.ops.conv.kernels import check_conv_operands, conv, conv_geometry, grouped_conv
+from onnxcraft.ops.conv.ones_channel import OnesChannel
 from onnxcraft.ops.conv.phases import TapClass, tap_classes
 from onnxcraft.ops.conv.scratch import WorkingArrays
 from onnxcraft.ops.conv.winograd import winograd_image, winograd_weights
@@ -237,6 +238,10 @@ class PreparedConv:
         # The Relu of the Conv before, moved here (onnxcraft.evaluate.relu_into_conv): done
         # by the taps layout's copy of the input, by any other first.
         self.input_relu = input_relu
+        # Links made by onnxcraft.evaluate.ones_channels: the output made with a channel of
+        # ones after it (``spare``), the input read with one (``ones_from``, a 1x1 with a bias)
+        self.spare: OnesChannel | None = None
+        self.ones_from: OnesChannel | None = None
         self._layouts: dict[tuple[int, ...], _Layout] = {}
         self._arranged: dict[str, np.ndarray] = {}  # the weights in each layout, made once
         self._banded: dict[int, tuple[Blocks, np.ndarray]] = {}  # depthwise, by input width
@@ -262,6 +267,10 @@ class PreparedConv:
             if image is None:
                 image = self._image(layout.name)
                 step = self._images_at_once(x, layout, self.weight.shape[0])
+            if self.ones_from is not None and layout.name == "im2col":
+                extended = self._with_ones(x, layout.geom)
+                if extended is not None:  # the bias by the product, from the row of ones
+                    x, image = extended, PreparedConv._ones_image
             if layout.name == "winograd4" and x.shape[0] > step:
                 # chunks of even size (8 images by 7 would leave one image of few tiles,
                 # the narrow product F(4x4, 3x3) is not chosen for)
@@ -295,6 +304,8 @@ class PreparedConv:
         :mod:`onnxcraft.evaluate.concat_targets`) when it fits, else a new one. The layouts
         write a block of images through reshaped views, so each block must be contiguous."""
         shape = (x.shape[0], self.weight.shape[0], *layout.geom.out_shape)
+        if out is None and self.spare is not None:
+            out = self.spare.array(shape, x.dtype)  # taken if the layout can write it
         if out is None or out.shape != shape or out.dtype != x.dtype or not out.flags.writeable:
             return np.empty(shape, x.dtype)
         if out.flags.c_contiguous or layout.name in _ANY_STRIDES:
@@ -461,6 +472,27 @@ class PreparedConv:
         if ones:
             cols[:, :, taps] = 1
         np.matmul(self._arrangement("im2col"), cols, out=out.reshape(n, g, m // g, ho * wo))
+
+    def _with_ones(self, x: np.ndarray, geom: WindowGeometry) -> np.ndarray | None:
+        """``x`` with the channel of ones its maker put after it, for a 1x1 convolution with a
+        bias that multiplies its images themselves (None: the usual path)."""
+        assert self.ones_from is not None
+        if self._bias is None or self.group != 1 or geom.kernel != (1, 1):
+            return None
+        if geom.strides != (1, 1) or any(geom.pads_begin) or any(geom.pads_end):
+            return None
+        return self.ones_from.extended(x)
+
+    def _ones_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
+        """Images (N, C + 1, H, W), a last channel of ones, by a 1x1 convolution with a bias
+        into ``out`` (N, M, H, W): one product with the bias as the weights' last column."""
+        n, taps = x.shape[:2]
+        positions = math.prod(geom.out_shape)
+        np.matmul(
+            self._arrangement("im2col"),
+            x.reshape(n, 1, taps, positions),
+            out=out.reshape(n, 1, -1, positions),
+        )
 
     def _side_by_side_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Small images (N, C, H, W) into ``out`` (N, M, Ho, Wo) by one product per group over
