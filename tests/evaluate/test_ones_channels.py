@@ -223,3 +223,59 @@ def test_threads_get_their_own_channels_of_ones() -> None:
 
     run_in_threads(work, len(feeds))
     assert not failures
+
+
+def _conv(rng: np.random.Generator, value: Any, m: int, c: int, k: int = 1) -> Any:
+    w = rng.standard_normal((m, c, k, k)).astype(np.float32) / np.sqrt(c * k * k)
+    return op.Conv(value, w, rng.standard_normal(m).astype(np.float32), pads=((k - 1) // 2,) * 4)
+
+
+def _fire_then_squeeze(rng: np.random.Generator) -> Any:
+    """SqueezeNet: squeeze, two expands joined by a Concat, the next squeeze reading it."""
+    x = oc.arg("X", np.float32, ("N", 8, "H", "W"))
+    s = op.Relu(_conv(rng, x, 4, 8))
+    joined = op.Concat(op.Relu(_conv(rng, s, 6, 4)), op.Relu(_conv(rng, s, 6, 4, 3)), axis=1)
+    return oc.build([x], {"Y": op.Relu(_conv(rng, joined, 5, 12))})
+
+
+def _dense_layer(rng: np.random.Generator) -> Any:
+    """DenseNet: BatchNormalization, Relu and a 1x1 convolution after a Concat."""
+    x = oc.arg("X", np.float32, ("N", 6, "H", "W"))
+    joined = op.Concat(x, op.Relu(_conv(rng, x, 4, 6, 3)), axis=1)
+    scale = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+    shift, mean = (rng.standard_normal(10).astype(np.float32) for _ in range(2))
+    var = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+    normed = op.Relu(op.BatchNormalization(joined, scale, shift, mean, var).Y)
+    return oc.build([x], {"Y": _conv(rng, normed, 7, 10)})
+
+
+def _heads(rng: np.random.Generator) -> Any:
+    """Inception: a Concat of two branches, read by three 1x1 heads stacked as siblings."""
+    x = oc.arg("X", np.float32, ("N", 6, "H", "W"))
+    joined = op.Concat(op.Relu(_conv(rng, x, 4, 6)), op.Relu(_conv(rng, x, 5, 6, 3)), axis=1)
+    heads = [op.Relu(_conv(rng, joined, m, 9)) for m in (3, 4, 2)]
+    return oc.build([x], {"Y": op.Concat(*heads, axis=1)})
+
+
+@pytest.mark.parametrize(
+    ("build", "ones_at_batch_one"),
+    [(_fire_then_squeeze, 2), (_dense_layer, 1), (_heads, 1)],
+    ids=["concat", "clamp", "siblings"],
+)
+@pytest.mark.parametrize("batch", [1, 2])
+def test_concats_clamps_and_siblings_make_and_read_the_ones(
+    build: Any, ones_at_batch_one: int, batch: int
+) -> None:
+    rng = np.random.default_rng(7)
+    model = build(rng)
+    evaluator = oc.Evaluator(model)
+    x = rng.standard_normal(
+        (batch, model.graph.input[0].type.tensor_type.shape.dim[1].dim_value, 11, 11)
+    )
+    x = x.astype(np.float32)
+    evaluator.run({"X": x})  # a Concat learns its output's layout on the first run
+    with _counting(PreparedConv, "_ones_image") as ones:
+        got = evaluator.run({"X": x})["Y"]
+    assert len(ones) == (ones_at_batch_one if batch == 1 else 0)
+    want = oc.Evaluator(model, fuse=False).run({"X": x})["Y"]
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()

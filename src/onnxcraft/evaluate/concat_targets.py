@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from onnxcraft.evaluate.sibling_convs import SiblingConv
 from onnxcraft.evaluate.step_links import with_replacements
+from onnxcraft.ops.conv.ones_channel import OnesChannel
 from onnxcraft.ops.conv.prepared import PreparedConv
 from onnxcraft.ops.kernel_api import Step
 
@@ -41,12 +42,15 @@ def write_into_concats(
     kept: set[str],
     readers: Counter[str],
     is_library_step: Callable[[Step, str], bool],
+    spares: Mapping[str, OnesChannel] | None = None,
 ) -> list[Step]:
     """``steps`` with the prepared convolutions feeding a Concat writing into its output.
 
     ``kept`` are the graph's outputs (they stay arrays of their own), ``readers`` how many
     steps read each name, ``is_library_step(step, op_type)`` whether a step runs onnxcraft's
-    own kernel of a standard operator.
+    own kernel of a standard operator; ``spares``, by a Concat's output, the link to the 1x1
+    convolutions reading it (:mod:`onnxcraft.evaluate.ones_channels`): that output is then
+    made with a channel of ones after it.
     """
     producer = {name: index for index, step in enumerate(steps) for name in step.outputs if name}
     replaced: dict[int, Step] = {}
@@ -68,7 +72,7 @@ def write_into_concats(
             for at, name in zip(sources, names, strict=True)
         ):
             continue
-        target = _Target(len(names))
+        target = _Target(len(names), None if spares is None else spares.get(step.outputs[0]))
         first = min(at for at in sources if at is not None)
         for slot, at in enumerate(sources):
             assert at is not None
@@ -83,8 +87,9 @@ def write_into_concats(
 class _Target:
     """One Concat's output and its slices, per thread; the shapes seen in the last run."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, spare: OnesChannel | None = None) -> None:
         self.count = count
+        self.spare = spare  # a channel of ones after the output, for 1x1 convolutions
         self.local = threading.local()
         # (N, channels of each input, spatial shape, dtype) of the last run, shared by threads
         self.layout: tuple[int, tuple[int, ...], tuple[int, ...], np.dtype[Any]] | None = None
@@ -97,7 +102,10 @@ class _Target:
         if layout is None:
             return
         n, channels, spatial, dtype = layout
-        output = np.empty((n, sum(channels), *spatial), dtype)
+        shape = (n, sum(channels), *spatial)
+        output = None if self.spare is None else self.spare.array(shape, dtype)
+        if output is None:
+            output = np.empty(shape, dtype)
         bounds = np.cumsum((0, *channels)).tolist()
         local.output = output
         local.slices = [output[:, a:b] for a, b in itertools.pairwise(bounds)]

@@ -104,13 +104,14 @@ def fuse_steps(
     steps = pool_into_conv(steps, kept, _readers(steps), _is_library_step)
     steps = stack_sibling_convs(steps, kept)
     steps = relu_into_next_conv(steps, kept, _readers(steps))
-    steps = link_ones_channels(steps, kept)  # before Concats wrap the convolutions
+    # before the Concats' inputs are wrapped: they may read a channel of ones too
+    spares = link_ones_channels(steps, kept, _is_library_step)
     steps = _affine_batch_norms(steps, constants, inputs)
     steps = _elementwise_in_place(steps, kept)
     fixed = set(constants) - inputs
     steps = shuffle_concats(steps, constants, fixed, kept, _readers(steps), _is_library_step)
     steps = share_concat_buffers(steps, kept, _is_library_step)
-    steps = write_into_concats(steps, kept, _readers(steps), _is_library_step)
+    steps = write_into_concats(steps, kept, _readers(steps), _is_library_step, spares)
     steps = average_by_product(steps, _is_library_step)
     steps = float32_gelus(steps, _is_library_step)
     return _merge_relus(steps, kept)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from onnxcraft.evaluate.step_links import sole_readers, with_replacements
+from onnxcraft.ops.conv.ones_channel import OnesChannel
 from onnxcraft.ops.kernel_api import Step
 from onnxcraft.ops.normalization.folding import is_inference_batch_norm
 
@@ -184,6 +185,7 @@ class ChannelClamp:
     ) -> None:
         self.norm, self.relu, self.statistics = norm, relu, statistics
         self.factor, self.bound, self.has_context = factor, bound, has_context
+        self.spare: OnesChannel | None = None  # see onnxcraft.evaluate.ones_channels
 
     def fits(self, x: Any) -> bool:
         """Whether ``x`` takes the clamp itself (see :meth:`clamp`)."""
@@ -197,7 +199,8 @@ class ChannelClamp:
     def clamp(self, x: np.ndarray) -> np.ndarray:
         """max(x, -c), a new array, for an ``x`` that :meth:`fits`."""
         bound = self.bound.reshape((1, -1) + (1,) * (x.ndim - 2))
-        return np.asarray(np.maximum(x, bound))
+        out = None if self.spare is None else self.spare.array(x.shape, x.dtype)
+        return np.asarray(np.maximum(x, bound, out=out))
 
     def __call__(self, *args: Any, **attributes: Any) -> Any:
         x = args[1] if self.has_context else args[0]

@@ -33,9 +33,8 @@ class OnesChannel:
 
     def array(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray | None:
         """An output array of ``shape`` (1, C, ...): a view of a new (1, C + 1, ...) array
-        whose last channel holds ones. None for a batch of several images: their view would
-        be strided, which slowed the steps reading it more than the bias saved (ResNet-50
-        and SqueezeNet at batch 8, 1.08x)."""
+        whose last channel holds ones. None for a batch of several images, whose view would
+        be strided (:mod:`onnxcraft.evaluate.ones_channels` says why not)."""
         if shape[0] != 1:
             return None
         whole = np.empty((shape[0], shape[1] + 1, *shape[2:]), dtype)
