@@ -23,7 +23,7 @@ from onnxcraft.evaluate.conv_pool import ConvThenPool
 from onnxcraft.ops.conv.ones_channel import OnesChannel
 from onnxcraft.ops.conv.prepared import PreparedConv
 from onnxcraft.opset.ai.onnx import v21 as op
-from tests.evaluate._threads import run_in_threads
+from tests.evaluate._threads import disagreements_in_threads
 from tests.evaluate.test_prepared_conv import _within_rounding
 
 
@@ -212,17 +212,8 @@ def test_threads_get_their_own_channels_of_ones() -> None:
     feeds = [rng.standard_normal((b, 16, s, s)).astype(np.float32) for b, s in [(1, 9), (1, 12)]]
     feeds += [rng.standard_normal((2, 16, 10, 10)).astype(np.float32)]
     expected = [written.run({"X": x})["Y"] for x in feeds]
-    failures: list[int] = []
-
-    def work(index: int) -> None:
-        for _ in range(20):
-            got = evaluator.run({"X": feeds[index]})["Y"]
-            want = expected[index]
-            if got.shape != want.shape or np.abs(got - want).max() > 1e-5 * np.abs(want).max():
-                failures.append(index)
-
-    run_in_threads(work, len(feeds))
-    assert not failures
+    feeds_by_name = [{"X": x} for x in feeds]
+    assert not disagreements_in_threads(evaluator, feeds_by_name, expected)
 
 
 def _conv(rng: np.random.Generator, value: Any, m: int, c: int, k: int = 1) -> Any:

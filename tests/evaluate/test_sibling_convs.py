@@ -16,7 +16,7 @@ from onnxcraft.errors import OnnxcraftError
 from onnxcraft.evaluate import fusion
 from onnxcraft.evaluate.sibling_convs import SiblingConv
 from onnxcraft.opset.ai.onnx import v21 as op
-from tests.evaluate._threads import run_in_threads
+from tests.evaluate._threads import disagreements_in_threads
 
 RELATIVE = {np.float32: 1e-5, np.float64: 1e-13}  # test_fusion.py's bound
 
@@ -199,14 +199,5 @@ def test_threads_get_their_own_products() -> None:
     evaluator, written = oc.Evaluator(model), oc.Evaluator(model, fuse=False)
     feeds = [rng.standard_normal((b, 6, 7, 6)).astype(np.float32) for b in (1, 2, 3, 1)]
     expected = [written.run({"X": x})["Y"] for x in feeds]
-    failures: list[int] = []
-
-    def work(index: int) -> None:
-        for _ in range(20):
-            got = evaluator.run({"X": feeds[index]})["Y"]
-            want = expected[index]
-            if got.shape != want.shape or np.abs(got - want).max() > 1e-5 * np.abs(want).max():
-                failures.append(index)
-
-    run_in_threads(work, len(feeds))
-    assert not failures
+    feeds_by_name = [{"X": x} for x in feeds]
+    assert not disagreements_in_threads(evaluator, feeds_by_name, expected)
