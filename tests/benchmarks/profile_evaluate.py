@@ -2,6 +2,7 @@
 
     python tests/benchmarks/profile_evaluate.py [--models densenet121,shufflenet]
                                                 [--batches 1,8] [--repeat 5] [--threads 1]
+                                                [--steps]
 
 For onnxcraft every step of the prepared plan is wrapped in a timer (``time.perf_counter``
 around the kernel call, through the step's ``fn``), so the table gives the kernels' own time
@@ -11,6 +12,14 @@ first node (a Conv carrying its Relu is counted as Conv). onnxruntime's times co
 profiler (``SessionOptions.enable_profiling``), each node's ``Node`` events; its "loop" is
 the session's run minus the nodes. Each number is the median over ``--repeat`` runs of the
 per-type total, in milliseconds, one thread each (numpy's BLAS too).
+
+``--steps`` lists every step instead, in plan order: its median time, the part of it spent
+in ``np.matmul`` products deeper than a Winograd transform's (gemm_floor.py's count: what
+the step spends in OpenBLAS), and onnxruntime's time for the node that makes the same
+output (its profiler names a node after its first output, with ``_nchwc`` when it runs in
+the blocked layout; a node fused under another name, or a step of several nodes named by
+another output, shows no match). onnxruntime's profiler adds some microseconds to each
+node, which matters for the small ones.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fair
 import zoo
+from gemm_floor import CountedProducts, counted_run
 
 import onnxcraft as oc
 
@@ -73,9 +83,49 @@ def ours(model: Any, feeds: dict[str, Any], repeat: int) -> tuple[dict[str, floa
     return medians, statistics.median(loops) * 1e3, len(plan.steps)
 
 
-def theirs(
+def ours_by_step(
+    model: Any, feeds: dict[str, Any], repeat: int
+) -> list[tuple[str, str, float, float]]:
+    """(op type, outputs, median ms, median ms of its products) per step, in plan order."""
+    evaluator = oc.Evaluator(model)
+    plan = evaluator._plan
+    counted = CountedProducts()
+    spent: list[list[tuple[float, float]]] = [[] for _ in plan.steps]
+
+    def timed(fn: Callable[..., Any], store: list[tuple[float, float]]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            before = counted.spent[-1]
+            start = time.perf_counter()
+            result = fn(*args, **kwargs)
+            store.append((time.perf_counter() - start, counted.spent[-1] - before))
+            return result
+
+        return run
+
+    plan.steps[:] = [
+        replace(step, fn=timed(step.fn, store)) if step.fn else step
+        for step, store in zip(plan.steps, spent, strict=True)
+    ]
+    run = counted_run(evaluator, feeds, counted)
+    run()  # warm-up
+    for store in spent:
+        store.clear()
+    for _ in range(repeat):
+        run()
+    rows = []
+    for step, store in zip(plan.steps, spent, strict=True):
+        if store:
+            whole = statistics.median(t for t, _ in store) * 1e3
+            products = statistics.median(p for _, p in store) * 1e3
+            outputs = ",".join(name for name in step.outputs if name)
+            rows.append((step.node.op_type, outputs, whole, products))
+    return rows
+
+
+def _profiled_events(
     model: Any, feeds: dict[str, Any], repeat: int, threads: int
-) -> tuple[dict[str, float], float]:
+) -> list[dict[str, Any]]:
+    """onnxruntime's profiler events of a warm-up run and ``repeat`` runs."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -92,7 +142,14 @@ def theirs(
         for _ in range(repeat):
             session.run(None, feeds)
         path = session.end_profiling()
-        events = json.loads(Path(path).read_text())
+        events: list[dict[str, Any]] = json.loads(Path(path).read_text())
+    return events
+
+
+def theirs(
+    model: Any, feeds: dict[str, Any], repeat: int, threads: int
+) -> tuple[dict[str, float], float]:
+    events = _profiled_events(model, feeds, repeat, threads)
     runs: list[dict[str, float]] = []
     wholes: list[float] = []
     for event in events:
@@ -115,18 +172,62 @@ def theirs(
     return medians, loop
 
 
+def theirs_by_node(
+    model: Any, feeds: dict[str, Any], repeat: int, threads: int
+) -> dict[str, float]:
+    """onnxruntime's median ms per node name (``_nchwc`` dropped), from its profiler."""
+    events = _profiled_events(model, feeds, repeat, threads)
+    per_node: dict[str, list[float]] = defaultdict(list)
+    for event in events:
+        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
+            name = event["name"][: -len("_kernel_time")]
+            per_node[name.removesuffix("_nchwc")].append(event["dur"] / 1e3)
+    return {name: statistics.median(times[1:] or times) for name, times in per_node.items()}
+
+
+def print_steps(model: Any, feeds: dict[str, Any], repeat: int, threads: int) -> None:
+    rows = ours_by_step(model, feeds, repeat)
+    nodes = theirs_by_node(model, feeds, repeat, threads)
+    print("| step | outputs | onnxcraft ms | of it, products ms | onnxruntime ms | ratio |")
+    print("|---|---|---|---|---|---|")
+    total = matched = theirs_matched = 0.0
+    for op_type, outputs, whole, products in rows:
+        theirs_ms = next((nodes[o] for o in outputs.split(",") if o in nodes), None)
+        total += whole
+        if theirs_ms is None:
+            print(f"| {op_type} | {outputs} | {whole:.3f} | {products:.3f} | - | - |")
+            continue
+        matched += whole
+        theirs_matched += theirs_ms
+        ratio = f"{whole / theirs_ms:.2f}x" if theirs_ms else "-"
+        print(
+            f"| {op_type} | {outputs} | {whole:.3f} | {products:.3f} | {theirs_ms:.3f} | {ratio} |"
+        )
+    print(
+        f"\nsteps {total:.2f} ms; the {matched:.2f} ms of steps with a match against "
+        f"onnxruntime's {theirs_matched:.2f} ms for those nodes "
+        f"(all its nodes: {sum(nodes.values()):.2f} ms)",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(zoo.MODELS))
     parser.add_argument("--batches", default="1,8")
     parser.add_argument("--repeat", type=int, default=fair.MIN_REPEAT)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--steps", action="store_true", help="every step against its node")
     args = parser.parse_args()
     print(fair.describe_machine(fair.pin_threads(args.threads), ["onnxruntime"]))
     for name in args.models.split(","):
         for batch in (int(b) for b in args.batches.split(",")):
             model = zoo.MODELS[name](batch)
             feeds = zoo.feeds_for(model)
+            if args.steps:
+                print(f"\n## {name}, batch {batch}")
+                print_steps(model, feeds, args.repeat, args.threads)
+                continue
             mine, loop, steps = ours(model, feeds, args.repeat)
             ort_times, ort_loop = theirs(model, feeds, args.repeat, args.threads)
             total, ort_total = sum(mine.values()) + loop, sum(ort_times.values()) + ort_loop
