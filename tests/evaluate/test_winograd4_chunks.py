@@ -1,13 +1,22 @@
 """F(4x4, 3x3)'s side-by-side images in cache-sized chunks (``_WINOGRAD4_CHUNK_VALUES`` in
-``ops/conv/prepared.py``, ``fuse=True``)."""
+``ops/conv/prepared.py``, ``fuse=True``), and its input transform in blocks of channels
+(``_INPUT_BLOCK_VALUES`` in ``ops/conv/winograd4.py``)."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from onnxcraft.ops.conv import prepared as prepared_module
+from onnxcraft.ops.conv import winograd4 as winograd4_module
+from onnxcraft.ops.conv.kernels import conv_geometry
 from onnxcraft.ops.conv.prepared import PreparedConv, _Layout
+from onnxcraft.ops.conv.scratch import WorkingArrays
+from onnxcraft.ops.conv.winograd4 import winograd4_image, winograd4_weights
 from tests.evaluate.test_winograd4 import _limit, _within_bound
 
 
@@ -90,3 +99,54 @@ def test_the_batch_splits_into_chunks_of_even_size(batch: int, cap: int, chunks:
     assert seen == chunks
     written = np.maximum(prepared_module.conv(x, w, None, pads=[1, 1, 1, 1]), 0)
     _within_bound(got, written, _limit(x, w, None, {"pads": [1, 1, 1, 1]}))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    batch=st.integers(1, 3),
+    channels=st.integers(1, 11),
+    out_channels=st.integers(1, 7),
+    height=st.integers(1, 13),
+    width=st.integers(1, 13),
+    block=st.integers(1, 4),
+    bias=st.booleans(),
+)
+def test_the_input_transform_by_blocks_of_channels_gives_the_same_bits(
+    seed: int,
+    dtype: type,
+    batch: int,
+    channels: int,
+    out_channels: int,
+    height: int,
+    width: int,
+    block: int,
+    bias: bool,
+) -> None:
+    """The input transform a block of ``block`` channels at a time (the last block short)
+    gives the bits of all channels at once: each channel's tiles go through the same two
+    products, only fewer at a time."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, channels, height, width)).astype(dtype)
+    w = rng.standard_normal((out_channels, channels, 3, 3)).astype(dtype)
+    b = rng.standard_normal((out_channels, 1, 1)).astype(dtype) if bias else None
+    geom = conv_geometry(
+        "Conv",
+        x,
+        w,
+        kernel_shape=None,
+        strides=None,
+        dilations=None,
+        pads=[1] * 4,
+        auto_pad="NOTSET",
+    )
+    u = winograd4_weights(w)
+    tiles = batch * -(-height // 4) * -(-width // 4)
+    results = []
+    for values in (36 * tiles * block, 1 << 40):
+        with mock.patch.object(winograd4_module, "_INPUT_BLOCK_VALUES", values):
+            out = np.empty((batch, out_channels, height, width), dtype)
+            winograd4_image(x, geom, u, b, out, WorkingArrays())
+            results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])
