@@ -33,9 +33,10 @@ the transforms are matrix products too: a block of channels' tiles gathered from
 padded images (one strided copy, 36 values per tile and channel), then B^T along the tiles'
 rows and along their columns as two products with a 6x6 matrix (OpenBLAS streams them at
 memory speed), block after block, each small enough to stay in cache through its three
-passes; and A^T likewise on the 36 products (the second product transposed, so that each output
-row's four values of a tile come out next to each other), whose 4x4 results go straight
-into the output (a partial last tile cut off). The transformed input and products hold 36
+passes; and A^T likewise on the 36 products, a block of output channels at a time (the
+second product transposed, so that each output row's four values of a tile come out next
+to each other), whose 4x4 results go straight into the output (a partial last tile cut
+off). The transformed input and products hold 36
 values per 16 outputs (F(2x2, 3x3): 16 per 4), so they also move less memory. The filters
 do not: 36 matrices, four times the 3x3 filters' size, which a product of few columns (few
 tiles in the batch) spends its time reading; ``prepared.py`` takes this layout only for
@@ -97,12 +98,14 @@ _AT = np.array(
 )
 # B^T and A^T hold small integers: exact in either float type
 _TRANSFORMS = {np.dtype(t): (_BT.astype(t), _AT.astype(t)) for t in (np.float32, np.float64)}
-# The input transform's block of channels: its tiles, then their transform along the rows,
-# each about this many values (512 KiB of float32), stay in the L2 cache between the gather
-# and the two products. Alone, against the whole image's channels at once: 0.86-0.96x the
-# convolution's time on the zoo's shapes (64 to 256 channels, 14 x 14 to 56 x 56, 1 to 8
-# images), the same bits.
-_INPUT_BLOCK_VALUES = 1 << 17
+# The transforms' blocks of channels: the input's tiles, then their transform along the
+# rows, and the output's products, then their transform along the rows, each about this
+# many values (512 KiB of float32), stay in the L2 cache between their passes. Alone,
+# against every channel at once: the input's 0.86-0.96x the convolution's time on the zoo's
+# shapes (64 to 256 channels, 14 x 14 to 56 x 56, 1 to 8 images), the output's 0.81-1.01x
+# the time of the products and the output transform; the same sums (the same bits on the
+# zoo's models; OpenBLAS may round a product of a single column otherwise).
+_BLOCK_VALUES = 1 << 17
 _BIAS_ELEMENT = 1 * 6 + 1  # m[1, 1]: A^T e_1 is all ones, so it reaches every output once
 
 
@@ -147,7 +150,7 @@ def winograd4_image(
     flat_v = v.reshape(6, 6, c * tiles)  # a view: V's rows of each (a, b), channel by channel
     # A block of channels at a time, so that its tiles and their transform stay in cache
     # between the gather and the two products.
-    block = max(1, min(c, _INPUT_BLOCK_VALUES // (36 * tiles)))
+    block = max(1, min(c, _BLOCK_VALUES // (36 * tiles)))
     for first in range(0, c, block):
         count = min(block, c - first)
         d = work.take("winograd tiles", (6, 6, count, tiles), x.dtype)
@@ -161,13 +164,22 @@ def winograd4_image(
     np.matmul(u, v.reshape(36, c, tiles), out=products)
     if bias is not None:
         products[_BIAS_ELEMENT] += bias.reshape(m, 1)
-    # A^T m along a (the output rows p), then (m A)^T along b for each p, the four columns q
-    # of a tile innermost: (p, M, N, th, tw, q), each output row's values in order
-    half = work.take("winograd A^T m", (4, 6, m, tiles), x.dtype)
-    np.matmul(at, products.reshape(6, -1), out=half.reshape(4, -1))
-    y = work.take("winograd output", (4, m, n, th, tw, 4), x.dtype)
-    np.matmul(half.reshape(4, 6, -1).transpose(0, 2, 1), at.T, out=y.reshape(4, -1, 4))
-    _write_tiles(y, out.transpose(1, 0, 2, 3))
+    # The output transform a block of output channels at a time, in cache like the input's.
+    by_element = products.reshape(6, 6, m, tiles)  # m[a, b] for each channel and tile
+    target = out.transpose(1, 0, 2, 3)
+    block = max(1, min(m, _BLOCK_VALUES // (36 * tiles)))
+    for first in range(0, m, block):
+        count = min(block, m - first)
+        # A^T m along a (the output rows p), for each b: (p, b, channels, tiles)
+        half = work.take("winograd A^T m", (4, 6, count, tiles), x.dtype)
+        for b in range(6):
+            part = by_element[:, b, first : first + count].reshape(6, count * tiles)
+            np.matmul(at, part, out=half[:, b].reshape(4, count * tiles))
+        # then (m A)^T along b for each p, the four columns q of a tile innermost:
+        # (p, channels, N, th, tw, q), each output row's values in order
+        y = work.take("winograd output", (4, count, n, th, tw, 4), x.dtype)
+        np.matmul(half.reshape(4, 6, -1).transpose(0, 2, 1), at.T, out=y.reshape(4, -1, 4))
+        _write_tiles(y, target[first : first + count])
 
 
 def _write_tiles(y: np.ndarray, target: np.ndarray) -> None:
