@@ -157,6 +157,11 @@ class GraphInference:
         # The direct answers' context of each group of alike nodes, by the id of its derived
         # facts (those dicts live in _attribute_dicts and _bare_derived as long as this).
         self._contexts: dict[int, InferenceContext] = {}
+        # The operator versions of nodes answered before everything else in node (their
+        # input's type passed on, True, or a direct answer, False), by node.op_type's key in
+        # _ops: standard ones without a local function of the name, when the walk remembers
+        # and is not strict.
+        self._fast: dict[tuple[str, str, int | None], tuple[OpInfo, bool]] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -209,8 +214,7 @@ class GraphInference:
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
         first_output = len(types)  # (the nodes' outputs are recorded from here on, in order)
-        for node in graph.nodes:
-            self.node(node, types, values, declared, opsets, commit)
+        self.nodes(graph.nodes, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
             if added is not None and not outer and not graph.sparse_initializers:
@@ -300,6 +304,71 @@ class GraphInference:
     # -- nodes ------------------------------------------------------------------------------------
 
     def node(
+        self,
+        node: ir.Node,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        declared: dict[str, ValueType | None],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> None:
+        """Infer one node, recording its output types (and values) in ``types``
+        (``values``), merged with ``declared`` ones."""
+        self.nodes((node,), types, values, declared, opsets, commit)
+
+    def nodes(
+        self,
+        nodes: Iterable[ir.Node],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        declared: dict[str, ValueType | None],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> None:
+        """Infer these nodes in turn, as :meth:`node` does each."""
+        fast_ops = self._fast
+        ready_of = self._ready
+        bounded = self._bounded
+        for node in nodes:
+            names = node.inputs
+            domain = node.domain
+            fast = fast_ops.get((domain, node.op_type, opsets.get(domain)))
+            if fast is not None and bounded and names and len(node.outputs) == 1:
+                # The commonest nodes of a CNN, later ones of their kind: their input's type
+                # passed on or a direct answer, written to an output nothing declares
+                # otherwise, as _node's paths answer them, without a call (any other case
+                # goes on to _node).
+                op, passes = fast
+                found: Any = None
+                first = names[0]
+                if values.get(first) is not None:
+                    pass  # (a known value: the engine may fold the node)
+                elif passes:
+                    if len(names) == 1 and first and not node.attributes:
+                        found = [types.get(first)]
+                elif "" not in names:
+                    attrs = node.attributes
+                    ready = ready_of.get((op, id(attrs) if attrs else 0))
+                    if (
+                        ready is not None
+                        and (ready[0] is attrs or not attrs)
+                        and ready[3] <= len(names) <= ready[4]
+                        and ready[5] >= 1
+                    ):
+                        try:
+                            found = ready[1](ready[2], list(map(types.get, names)), 1)
+                        except _RULE_FAILURES:
+                            found = None  # (_node says what failed, as it does)
+                if found is not None and len(found) == 1:
+                    name = node.outputs[0]
+                    if name and name not in values:
+                        given = declared.get(name)
+                        if given is None or given is found[0]:
+                            types[name] = found[0]
+                            continue
+            self._node(node, types, values, declared, opsets, commit)
+
+    def _node(
         self,
         node: ir.Node,
         types: dict[str, ValueType | None],
@@ -744,6 +813,12 @@ class GraphInference:
                     self._conv_first and found.op_type in _WINDOWED
                 ):
                     self._direct_first.add(found)
+            if (
+                self.memo is not None
+                and not self.strict
+                and (passing or found in self._direct_first)
+            ):
+                self._fast[key] = (found, passing)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
