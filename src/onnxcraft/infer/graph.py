@@ -508,7 +508,9 @@ class GraphInference:
                         out_types, out_values, valued = self._infer_node(
                             node, op, input_types, input_values, types, values, opsets, commit
                         )
-                        in_range = _in_range(out_types)
+                        # (a direct answer, valued None, is in range when the input types
+                        # are: it copies their dims and checks those it works out)
+                        in_range = (valued is None and self._bounded) or _in_range(out_types)
                         if in_range and cell is not None and not out_values:
                             if not valued:
                                 cell[0] = out_types
@@ -644,9 +646,9 @@ class GraphInference:
         values: dict[str, Any],
         opsets: dict[str, int],
         commit: bool,
-    ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
+    ) -> tuple[list[ValueType | None], dict[int, Any], bool | None]:
         """Output types and values of a node of operator ``op``, and whether they may depend
-        on what its known input values hold."""
+        on what its known input values hold (None: they do not, a direct answer's)."""
         bodies: dict[str, list[ValueType | None]] | None = None
         if op.spec is not None:
             arity = self._arity.get(op)
@@ -690,7 +692,7 @@ class GraphInference:
             if (not input_values or input_values[0] is None) and all(node.inputs):
                 found = direct(ctx, input_types, len(node.outputs))  # (nothing to fold)
                 if found is not None:
-                    return found, _NO_VALUES, False
+                    return found, _NO_VALUES, None  # (None: a direct answer)
         elif (
             input_values  # (some input has a known value)
             and input_values[0] is None  # (nothing to fold)
