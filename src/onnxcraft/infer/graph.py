@@ -157,11 +157,11 @@ class GraphInference:
         # The direct answers' context of each group of alike nodes, by the id of its derived
         # facts (those dicts live in _attribute_dicts and _bare_derived as long as this).
         self._contexts: dict[int, InferenceContext] = {}
-        # The operator versions of nodes answered before everything else in node (their
-        # input's type passed on, True, or a direct answer, False), by node.op_type's key in
-        # _ops: standard ones without a local function of the name, when the walk remembers
-        # and is not strict.
-        self._fast: dict[tuple[str, str, int | None], tuple[OpInfo, bool]] = {}
+        # How the node loop (nodes) answers the nodes of each key of _ops: the operator
+        # version and True (their input's type passed on), False (answered directly before
+        # their key) or None (by _node: any other operator, a local function's call, a
+        # strict walk, the plain path); see _fast_op.
+        self._fast: dict[tuple[str, str, int | None], tuple[Any, bool | None]] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -332,13 +332,15 @@ class GraphInference:
         for node in nodes:
             names = node.inputs
             domain = node.domain
-            fast = fast_ops.get((domain, node.op_type, opsets.get(domain)))
-            if fast is not None and bounded and names and len(node.outputs) == 1:
-                # The commonest nodes of a CNN, later ones of their kind: their input's type
-                # passed on or a direct answer, written to an output nothing declares
-                # otherwise, as _node's paths answer them, without a call (any other case
-                # goes on to _node).
-                op, passes = fast
+            key = (domain, node.op_type, opsets.get(domain))
+            fast = fast_ops.get(key)
+            if fast is None:
+                fast = self._fast_op(node, key, opsets)
+            op, passes = fast
+            if passes is not None and bounded and names and len(node.outputs) == 1:
+                # The commonest nodes of a CNN: their input's type passed on or a direct
+                # answer, written to an output nothing declares otherwise, as _node's paths
+                # answer them, with fewer steps (any other case goes on to _node).
                 found: Any = None
                 first = names[0]
                 if values.get(first) is not None:
@@ -349,16 +351,17 @@ class GraphInference:
                 elif "" not in names:
                     attrs = node.attributes
                     ready = ready_of.get((op, id(attrs) if attrs else 0))
-                    if (
-                        ready is not None
-                        and (ready[0] is attrs or not attrs)
-                        and ready[3] <= len(names) <= ready[4]
-                        and ready[5] >= 1
-                    ):
-                        try:
+                    try:
+                        if ready is None:
+                            found = self._first_answer(node, op, list(map(types.get, names)))
+                        elif (
+                            (ready[0] is attrs or not attrs)
+                            and ready[3] <= len(names) <= ready[4]
+                            and ready[5] >= 1
+                        ):
                             found = ready[1](ready[2], list(map(types.get, names)), 1)
-                        except _RULE_FAILURES:
-                            found = None  # (_node says what failed, as it does)
+                    except _RULE_FAILURES:
+                        found = None  # (_node says what failed, as it does)
                 if found is not None and len(found) == 1:
                     name = node.outputs[0]
                     if name and name not in values:
@@ -367,6 +370,92 @@ class GraphInference:
                             types[name] = found[0]
                             continue
             self._node(node, types, values, declared, opsets, commit)
+
+    def _fast_op(
+        self, node: ir.Node, key: tuple[str, str, int | None], opsets: dict[str, int]
+    ) -> tuple[Any, bool | None]:
+        """The entry of :attr:`_fast` for nodes of ``key`` (their domain, op_type and the
+        domain's opset): the operator version and whether its nodes pass their input's type
+        on (True) or are answered directly before their key (False); None for any other
+        (a local function's call, another operator, a strict walk, the plain path)."""
+        if self.memo is None or self.strict or (self.functions and key[:2] in self.functions):
+            fast: tuple[Any, bool | None] = (None, None)
+        else:
+            try:
+                op = self._ops.get(key)
+                if op is None:
+                    op = self._op(node, opsets)
+            except (OnnxcraftError, *_RULE_FAILURES):
+                return (None, None)  # (_node meets it again, and says what is wrong)
+            if op in self._passing:
+                fast = (op, True)
+            elif op in self._direct_first:
+                fast = (op, False)
+            else:
+                fast = (op, None)
+        self._fast[key] = fast
+        return fast
+
+    def _first_answer(
+        self, node: ir.Node, op: OpInfo, input_types: list[ValueType | None]
+    ) -> list[ValueType | None] | None:
+        """The direct answer for the first node of an operator version answered directly
+        before its key and of its attribute list, with what later alike nodes are answered
+        from (as :meth:`_infer_node` makes it); None, and nothing kept, when it declines or
+        when the node is not as such an answer needs (_node then does what it does). Every
+        input named and the first one's value unknown."""
+        least, most, most_out = self._arity[op]
+        if not least <= len(node.inputs) <= most or most_out < 1:
+            return None
+        attrs = node.attributes
+        if not attrs:
+            attributes = _NO_ATTRIBUTES
+            derived = self._bare_derived.get(op)
+            if derived is None:
+                derived = self._bare_derived[op] = {}
+            kept = True
+        else:
+            known = self._attribute_dicts.get((op, id(attrs)))
+            if known is not None and known[0] is attrs:
+                attributes, derived = known[1], known[2]
+                kept = True
+            else:
+                # _check_attributes and _attributes for plain attributes, without a word:
+                # anything else (a graph, a reference, a name or type the version lacks)
+                # is left to them.
+                spec = op.attributes
+                attributes = {}
+                for attr in attrs:
+                    info = spec.get(attr.name)
+                    if (
+                        info is None
+                        or info.type != attr.type
+                        or attr.ref
+                        or attr.type not in _KEYED_ATTRIBUTES
+                    ):
+                        return None
+                    attributes[attr.name] = attr.value
+                derived = {}
+                kept = False
+        ctx = self._contexts.get(id(derived)) if kept else None
+        if ctx is None:
+            ctx = InferenceContext(op, [], [], attributes, 1, 0, derived=derived)
+        direct = self._direct[op]
+        found = direct(ctx, input_types, len(node.outputs))
+        if found is None:
+            return None
+        if not kept:
+            self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
+        self._contexts[id(derived)] = ctx
+        self._ready[(op, id(attrs) if attrs else 0)] = (
+            attrs or None,
+            direct,
+            ctx,
+            least,
+            most,
+            most_out,
+        )
+        return found
 
     def _node(
         self,
@@ -815,12 +904,6 @@ class GraphInference:
                     self._conv_first and found.op_type in _WINDOWED
                 ):
                     self._direct_first.add(found)
-            if (
-                self.memo is not None
-                and not self.strict
-                and (passing or found in self._direct_first)
-            ):
-                self._fast[key] = (found, passing)
         return found
 
     # -- bodies -----------------------------------------------------------------------------------
