@@ -366,8 +366,22 @@ class GraphInference:
                     name = node.outputs[0]
                     if name and name not in values:
                         given = declared.get(name)
-                        if given is None or given is found[0]:
-                            types[name] = found[0]
+                        inferred = found[0]
+                        if given is None or given is inferred:
+                            types[name] = inferred
+                            continue
+                        if inferred is not None and given == inferred:
+                            types[name] = given  # (as _node merges them)
+                            continue
+                        if (
+                            type(given) is Tensor
+                            and given.shape is None
+                            and type(inferred) is Tensor
+                            and (given.elem_type is None or given.elem_type == inferred.elem_type)
+                        ):
+                            # A declared type without a shape (a graph output as exporters
+                            # write it): _node's merge keeps the inferred type.
+                            types[name] = inferred
                             continue
             self._node(node, types, values, declared, opsets, commit)
 
