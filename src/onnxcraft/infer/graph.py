@@ -329,26 +329,36 @@ class GraphInference:
         fast_ops = self._fast
         ready_of = self._ready
         bounded = self._bounded
+        # _fast's entries of the default domain's operators by op_type alone (this call's
+        # opsets fix the version): one look-up a node, without making its key
+        standard: dict[str, tuple[Any, bool | None]] = {}
         for node in nodes:
             names = node.inputs
             domain = node.domain
-            key = (domain, node.op_type, opsets.get(domain))
-            fast = fast_ops.get(key)
+            fast = None if domain else standard.get(node.op_type)
             if fast is None:
-                fast = self._fast_op(node, key, opsets)
-            op, passes = fast
+                key = (domain, node.op_type, opsets.get(domain))
+                fast = fast_ops.get(key)
+                if fast is None:
+                    fast = self._fast_op(node, key, opsets)
+                if not domain:
+                    standard[node.op_type] = fast
+            passes = fast[1]
             if passes is not None and bounded and names and len(node.outputs) == 1:
                 # The commonest nodes of a CNN: their input's type passed on or a direct
                 # answer, written to an output nothing declares otherwise, as _node's paths
                 # answer them, with fewer steps (any other case goes on to _node).
-                found: Any = None
                 first = names[0]
                 if values.get(first) is not None:
-                    pass  # (a known value: the engine may fold the node)
+                    found: Any = None  # (a known value: the engine may fold the node)
                 elif passes:
-                    if len(names) == 1 and first and not node.attributes:
-                        found = [types.get(first)]
+                    found = (
+                        [types.get(first)]
+                        if len(names) == 1 and first and not node.attributes
+                        else None
+                    )
                 elif "" not in names:
+                    op = fast[0]
                     attrs = node.attributes
                     ready = ready_of.get((op, id(attrs) if attrs else 0))
                     try:
@@ -360,8 +370,12 @@ class GraphInference:
                             and ready[5] >= 1
                         ):
                             found = ready[1](ready[2], list(map(types.get, names)), 1)
+                        else:
+                            found = None
                     except _RULE_FAILURES:
                         found = None  # (_node says what failed, as it does)
+                else:
+                    found = None
                 if found is not None and len(found) == 1:
                     name = node.outputs[0]
                     if name and name not in values:
