@@ -48,7 +48,7 @@ from onnxcraft.proto.serde import (
     type_from_proto,
     type_to_proto,
 )
-from onnxcraft.proto.type_bytes import tensor_type_from_bytes
+from onnxcraft.proto.type_bytes import DIM_ENTRIES, tensor_type_from_bytes
 from onnxcraft.types import Tensor, ValueType, shared_tensor
 
 __all__ = [
@@ -553,13 +553,11 @@ def _dim_entry(dim: int) -> bytes:
 
 
 # The dim entries of the dims below 4096, made once (a fact of the encoding, like the lengths
-# above): most dims of most models, each then one look-up. Their bytes written out (the dim
-# entry's tag and length, dim_value's tag, the dim's varint of one or two bytes): 1 ms at
-# import, against 4.7 ms through _dim_entry (timed on the loaded machine).
-_DIM_ENTRIES = {dim: bytes((10, 2, 8, dim)) for dim in range(128)}
-_DIM_ENTRIES.update(
-    {dim: bytes((10, 3, 8, dim & 0x7F | 0x80, dim >> 7)) for dim in range(128, 4096)}
-)
+# above; proto/type_bytes.py reads them back with the same table): most dims of most models,
+# each then one look-up. Their bytes written out (the dim entry's tag and length, dim_value's
+# tag, the dim's varint of one or two bytes): 1 ms at import, against 4.7 ms through
+# _dim_entry (timed on the loaded machine).
+_DIM_ENTRIES = DIM_ENTRIES
 
 
 # elem_type's field of each element type (a fact of the encoding too).
