@@ -429,9 +429,9 @@ class GraphInference:
     ) -> list[ValueType | None] | None:
         """The direct answer for the first node of an operator version answered directly
         before its key and of its attribute list, with what later alike nodes are answered
-        from (as :meth:`_infer_node` makes it); None, and nothing kept, when it declines or
-        when the node is not as such an answer needs (_node then does what it does). Every
-        input named and the first one's value unknown."""
+        from (as :meth:`_infer_node` makes it); None when it declines or when the node is
+        not as such an answer needs, keeping nothing of the attribute list (_node then does
+        what it does). Every input named and the first one's value unknown."""
         least, most, most_out = self._arity[op]
         if not least <= len(node.inputs) <= most or most_out < 1:
             return None
