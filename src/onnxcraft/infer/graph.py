@@ -333,7 +333,6 @@ class GraphInference:
         # opsets fix the version): one look-up a node, without making its key
         standard: dict[str, tuple[Any, bool | None]] = {}
         for node in nodes:
-            names = node.inputs
             domain = node.domain
             fast = None if domain else standard.get(node.op_type)
             if fast is None:
@@ -344,7 +343,7 @@ class GraphInference:
                 if not domain:
                     standard[node.op_type] = fast
             passes = fast[1]
-            if passes is not None and bounded and names and len(node.outputs) == 1:
+            if passes is not None and bounded and (names := node.inputs) and len(node.outputs) == 1:
                 # The commonest nodes of a CNN: their input's type passed on or a direct
                 # answer, written to an output nothing declares otherwise, as _node's paths
                 # answer them, with fewer steps (any other case goes on to _node).
