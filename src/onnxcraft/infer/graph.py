@@ -333,17 +333,21 @@ class GraphInference:
         # opsets fix the version): one look-up a node, without making its key
         standard: dict[str, tuple[Any, bool | None]] = {}
         for node in nodes:
-            domain = node.domain
-            fast = None if domain else standard.get(node.op_type)
+            fast = None if node.domain else standard.get(node.op_type)
             if fast is None:
+                domain = node.domain
                 key = (domain, node.op_type, opsets.get(domain))
                 fast = fast_ops.get(key)
                 if fast is None:
                     fast = self._fast_op(node, key, opsets)
                 if not domain:
                     standard[node.op_type] = fast
-            passes = fast[1]
-            if passes is not None and bounded and (names := node.inputs) and len(node.outputs) == 1:
+            if (
+                (passes := fast[1]) is not None
+                and bounded
+                and (names := node.inputs)
+                and len(node.outputs) == 1
+            ):
                 # The commonest nodes of a CNN: their input's type passed on or a direct
                 # answer, written to an output nothing declares otherwise, as _node's paths
                 # answer them, with fewer steps (any other case goes on to _node).
