@@ -653,6 +653,8 @@ def _value_infos_encoding(
             entry = bytearray()
             _add_encoded_entry(entry, encoded_name, field)
             parts.append(bytes(entry))
+    if not out:  # (no entries kept: the parts' bytes are the answer, copied once)
+        return b"".join(parts)
     out += b"".join(parts)
     return bytes(out)
 
