@@ -135,6 +135,12 @@ def model_proto(model: Any, *, what: str = "model") -> ModelProto:
     return as_model_proto(model, what=what)
 
 
+def model_from_bytes(data: bytes) -> ModelProto:
+    """``model_proto(data)`` for a model's bytes, without asking what else it might be (a
+    call that has the bytes in hand: ``oc.infer_shapes``)."""
+    return _parse(data, f"<{len(data)} bytes>")
+
+
 def model_ir(
     model: Any, *, what: str = "model", base_dir: str | os.PathLike[str] | None = None
 ) -> ir.Model:

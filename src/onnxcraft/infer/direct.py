@@ -65,6 +65,7 @@ ValuedDirect = Callable[
 ]
 
 _CONV_PARAMS = "direct conv"  # ... of a convolution's attributes, by rank
+_CONV_IMAGE = "direct conv image"  # ... of an image convolution's attributes, as it uses them
 _POOL_KERNEL = "direct pool kernel"  # ... of a pool's kernel_shape, by rank
 _PER_ACTIVATION = "direct per activation"  # ... of BatchNormalization's spatial=0
 _ALLOW_ZERO = "direct allowzero"  # ... of Reshape's allowzero
@@ -118,8 +119,82 @@ def _conv(
     if xs is None or ws is None:
         return None
     rank = len(xs)
+    if rank == 4 and len(ws) == 4:
+        # Images (most of a CNN's convolutions): the attributes as the two axes use them,
+        # read once per group; the loop below for two axes, inline.
+        image = ctx.derived.get(_CONV_IMAGE)
+        if image is None:
+            image = ctx.derived[_CONV_IMAGE] = _conv_image(ctx)
+        if not image:
+            return _conv_any(ctx, types, x, xs, ws, rank)
+        group, declared, pad_h, pad_w, dilation_h, dilation_w, stride_h, stride_w = image
+        n, c, h, w_ = xs
+        m, per_group, kh, kw = ws
+        if not (type(c) is type(m) is type(per_group) is type(h) is type(w_) is int):
+            return None
+        # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
+        if c % group or m % group or per_group * group != c:
+            return None
+        if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
+            bias = types[2]
+            if type(bias) is not Tensor or bias.shape is None:
+                return None
+            b = bias.shape
+            if len(b) != 1 or type(b[0]) is not int or b[0] != m:
+                return None
+        if declared is not None and declared != (kh, kw):
+            return None
+        if type(kh) is not int or type(kw) is not int or kh < 1 or kw < 1:
+            return None
+        # (the padded size less the window's span, per axis: negative when none fits)
+        rows = h + pad_h - (kh - 1) * dilation_h - 1
+        columns = w_ + pad_w - (kw - 1) * dilation_w - 1
+        if rows < 0 or columns < 0:
+            return None
+        rows, columns = rows // stride_h + 1, columns // stride_w + 1
+        if rows > _INT64_MAX or columns > _INT64_MAX:
+            return None
+        return [tensor(x.elem_type, (n, m, rows, columns))]
     if rank < 3 or len(ws) != rank:
         return None
+    return _conv_any(ctx, types, x, xs, ws, rank)
+
+
+def _conv_image(ctx: InferenceContext) -> tuple[Any, ...]:
+    """What :func:`_conv` computes an image's two output dims with: group, the declared
+    kernel_shape, the pads of each axis summed, dilations and strides; () when the fast path
+    declines whatever the shapes, or takes the general loop (ceil_mode)."""
+    key = (_CONV_PARAMS, 4)
+    params = ctx.derived.get(key, ())
+    if params == ():
+        params = ctx.derived[key] = _conv_params(ctx, 2)
+    if params is None:
+        return ()
+    group, declared, strides, dilations, pads, ceil_mode = params
+    if ceil_mode:
+        return ()
+    return (
+        group,
+        declared,
+        pads[0] + pads[2],
+        pads[1] + pads[3],
+        dilations[0],
+        dilations[1],
+        strides[0],
+        strides[1],
+    )
+
+
+def _conv_any(
+    ctx: InferenceContext,
+    types: list[ValueType | None],
+    x: Tensor,
+    xs: tuple[Any, ...],
+    ws: tuple[Any, ...],
+    rank: int,
+) -> list[ValueType | None] | None:
+    """:func:`_conv` for inputs of any rank (``x``: the first, of shape ``xs``; ``ws``: the
+    weight's), as the loop over axes gives it."""
     key = (_CONV_PARAMS, rank)
     params = ctx.derived.get(key, ())
     if params == ():
@@ -140,24 +215,6 @@ def _conv(
         b = bias.shape
         if len(b) != 1 or type(b[0]) is not int or b[0] != m:
             return None
-    if rank == 4 and not ceil_mode:
-        # Images, inline (most of a CNN's misses): the loop below for two axes.
-        h, w_, kh, kw = xs[2], xs[3], ws[2], ws[3]
-        if declared is not None and declared != (kh, kw):
-            return None
-        if type(h) is not int or type(w_) is not int or type(kh) is not int or type(kw) is not int:
-            return None
-        if kh < 1 or kw < 1:
-            return None
-        # (the padded size less the window's span, per axis: negative when none fits)
-        rows = h + pads[0] + pads[2] - (kh - 1) * dilations[0] - 1
-        columns = w_ + pads[1] + pads[3] - (kw - 1) * dilations[1] - 1
-        if rows < 0 or columns < 0:
-            return None
-        rows, columns = rows // strides[0] + 1, columns // strides[1] + 1
-        if rows > _INT64_MAX or columns > _INT64_MAX:
-            return None
-        return [tensor(x.elem_type, (xs[0], m, rows, columns))]
     kernel = ws[2:]
     if declared is not None and declared != kernel:
         return None

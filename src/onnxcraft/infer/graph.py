@@ -157,6 +157,11 @@ class GraphInference:
         # The direct answers' context of each group of alike nodes, by the id of its derived
         # facts (those dicts live in _attribute_dicts and _bare_derived as long as this).
         self._contexts: dict[int, InferenceContext] = {}
+        # How the node loop (nodes) answers the nodes of each key of _ops: the operator
+        # version and True (their input's type passed on), False (answered directly before
+        # their key) or None (by _node: any other operator, a local function's call, a
+        # strict walk, the plain path); see _fast_op.
+        self._fast: dict[tuple[str, str, int | None], tuple[Any, bool | None]] = {}
 
     def problem(self, exc: OnnxcraftError) -> None:
         if self.strict:
@@ -209,8 +214,7 @@ class GraphInference:
         for sparse in graph.sparse_initializers:
             types[sparse.values.name] = SparseTensor(sparse.values.elem_type, sparse.dims)
         first_output = len(types)  # (the nodes' outputs are recorded from here on, in order)
-        for node in graph.nodes:
-            self.node(node, types, values, declared, opsets, commit)
+        self.nodes(graph.nodes, types, values, declared, opsets, commit)
         outputs = [types.get(o.name, o.type) for o in graph.outputs]
         if commit:
             if added is not None and not outer and not graph.sparse_initializers:
@@ -300,6 +304,191 @@ class GraphInference:
     # -- nodes ------------------------------------------------------------------------------------
 
     def node(
+        self,
+        node: ir.Node,
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        declared: dict[str, ValueType | None],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> None:
+        """Infer one node, recording its output types (and values) in ``types``
+        (``values``), merged with ``declared`` ones."""
+        self.nodes((node,), types, values, declared, opsets, commit)
+
+    def nodes(
+        self,
+        nodes: Iterable[ir.Node],
+        types: dict[str, ValueType | None],
+        values: dict[str, Any],
+        declared: dict[str, ValueType | None],
+        opsets: dict[str, int],
+        commit: bool,
+    ) -> None:
+        """Infer these nodes in turn, as :meth:`node` does each."""
+        fast_ops = self._fast
+        ready_of = self._ready
+        bounded = self._bounded
+        # _fast's entries of the default domain's operators by op_type alone (this call's
+        # opsets fix the version): one look-up a node, without making its key
+        standard: dict[str, tuple[Any, bool | None]] = {}
+        for node in nodes:
+            fast = None if node.domain else standard.get(node.op_type)
+            if fast is None:
+                domain = node.domain
+                key = (domain, node.op_type, opsets.get(domain))
+                fast = fast_ops.get(key)
+                if fast is None:
+                    fast = self._fast_op(node, key, opsets)
+                if not domain:
+                    standard[node.op_type] = fast
+            if (
+                (passes := fast[1]) is not None
+                and bounded
+                and (names := node.inputs)
+                and len(node.outputs) == 1
+            ):
+                # The commonest nodes of a CNN: their input's type passed on or a direct
+                # answer, written to an output nothing declares otherwise, as _node's paths
+                # answer them, with fewer steps (any other case goes on to _node).
+                first = names[0]
+                if values.get(first) is not None:
+                    found: Any = None  # (a known value: the engine may fold the node)
+                elif passes:
+                    found = (
+                        [types.get(first)]
+                        if len(names) == 1 and first and not node.attributes
+                        else None
+                    )
+                elif "" not in names:
+                    op = fast[0]
+                    attrs = node.attributes
+                    ready = ready_of.get((op, id(attrs) if attrs else 0))
+                    try:
+                        if ready is None:
+                            found = self._first_answer(node, op, list(map(types.get, names)))
+                        elif (
+                            (ready[0] is attrs or not attrs)
+                            and ready[3] <= len(names) <= ready[4]
+                            and ready[5] >= 1
+                        ):
+                            found = ready[1](ready[2], list(map(types.get, names)), 1)
+                        else:
+                            found = None
+                    except _RULE_FAILURES:
+                        found = None  # (_node says what failed, as it does)
+                else:
+                    found = None
+                if found is not None and len(found) == 1:
+                    name = node.outputs[0]
+                    if name and name not in values:
+                        given = declared.get(name)
+                        inferred = found[0]
+                        if given is None or given is inferred:
+                            types[name] = inferred
+                            continue
+                        if inferred is not None and given == inferred:
+                            types[name] = given  # (as _node merges them)
+                            continue
+                        if (
+                            type(given) is Tensor
+                            and given.shape is None
+                            and type(inferred) is Tensor
+                            and (given.elem_type is None or given.elem_type == inferred.elem_type)
+                        ):
+                            # A declared type without a shape (a graph output as exporters
+                            # write it): _node's merge keeps the inferred type.
+                            types[name] = inferred
+                            continue
+            self._node(node, types, values, declared, opsets, commit)
+
+    def _fast_op(
+        self, node: ir.Node, key: tuple[str, str, int | None], opsets: dict[str, int]
+    ) -> tuple[Any, bool | None]:
+        """The entry of :attr:`_fast` for nodes of ``key`` (their domain, op_type and the
+        domain's opset): the operator version and whether its nodes pass their input's type
+        on (True) or are answered directly before their key (False); None for any other
+        (a local function's call, another operator, a strict walk, the plain path)."""
+        if self.memo is None or self.strict or (self.functions and key[:2] in self.functions):
+            fast: tuple[Any, bool | None] = (None, None)
+        else:
+            try:
+                op = self._ops.get(key)
+                if op is None:
+                    op = self._op(node, opsets)
+            except (OnnxcraftError, *_RULE_FAILURES):
+                return (None, None)  # (_node meets it again, and says what is wrong)
+            if op in self._passing:
+                fast = (op, True)
+            elif op in self._direct_first:
+                fast = (op, False)
+            else:
+                fast = (op, None)
+        self._fast[key] = fast
+        return fast
+
+    def _first_answer(
+        self, node: ir.Node, op: OpInfo, input_types: list[ValueType | None]
+    ) -> list[ValueType | None] | None:
+        """The direct answer for the first node of an operator version answered directly
+        before its key and of its attribute list, with what later alike nodes are answered
+        from (as :meth:`_infer_node` makes it); None when it declines or when the node is
+        not as such an answer needs, keeping nothing of the attribute list (_node then does
+        what it does). Every input named and the first one's value unknown."""
+        least, most, most_out = self._arity[op]
+        if not least <= len(node.inputs) <= most or most_out < 1:
+            return None
+        attrs = node.attributes
+        if not attrs:
+            attributes = _NO_ATTRIBUTES
+            derived = self._bare_derived.get(op)
+            if derived is None:
+                derived = self._bare_derived[op] = {}
+            kept = True
+        else:
+            known = self._attribute_dicts.get((op, id(attrs)))
+            if known is not None and known[0] is attrs:
+                attributes, derived = known[1], known[2]
+                kept = True
+            else:
+                # _check_attributes and _attributes for plain attributes, without a word:
+                # anything else (a graph, a reference, a name or type the version lacks)
+                # is left to them.
+                spec = op.attributes
+                attributes = {}
+                for attr in attrs:
+                    info = spec.get(attr.name)
+                    if (
+                        info is None
+                        or info.type != attr.type
+                        or attr.ref
+                        or attr.type not in _KEYED_ATTRIBUTES
+                    ):
+                        return None
+                    attributes[attr.name] = attr.value
+                derived = {}
+                kept = False
+        ctx = self._contexts.get(id(derived)) if kept else None
+        if ctx is None:
+            ctx = InferenceContext(op, [], [], attributes, 1, 0, derived=derived)
+        direct = self._direct[op]
+        found = direct(ctx, input_types, len(node.outputs))
+        if found is None:
+            return None
+        if not kept:
+            self._attribute_dicts[(op, id(attrs))] = (attrs, attributes, derived)
+        self._contexts[id(derived)] = ctx
+        self._ready[(op, id(attrs) if attrs else 0)] = (
+            attrs or None,
+            direct,
+            ctx,
+            least,
+            most,
+            most_out,
+        )
+        return found
+
+    def _node(
         self,
         node: ir.Node,
         types: dict[str, ValueType | None],
@@ -439,7 +628,9 @@ class GraphInference:
                         out_types, out_values, valued = self._infer_node(
                             node, op, input_types, input_values, types, values, opsets, commit
                         )
-                        in_range = _in_range(out_types)
+                        # (a direct answer, valued None, is in range when the input types
+                        # are: it copies their dims and checks those it works out)
+                        in_range = (valued is None and self._bounded) or _in_range(out_types)
                         if in_range and cell is not None and not out_values:
                             if not valued:
                                 cell[0] = out_types
@@ -575,9 +766,9 @@ class GraphInference:
         values: dict[str, Any],
         opsets: dict[str, int],
         commit: bool,
-    ) -> tuple[list[ValueType | None], dict[int, Any], bool]:
+    ) -> tuple[list[ValueType | None], dict[int, Any], bool | None]:
         """Output types and values of a node of operator ``op``, and whether they may depend
-        on what its known input values hold."""
+        on what its known input values hold (None: they do not, a direct answer's)."""
         bodies: dict[str, list[ValueType | None]] | None = None
         if op.spec is not None:
             arity = self._arity.get(op)
@@ -621,7 +812,7 @@ class GraphInference:
             if (not input_values or input_values[0] is None) and all(node.inputs):
                 found = direct(ctx, input_types, len(node.outputs))  # (nothing to fold)
                 if found is not None:
-                    return found, _NO_VALUES, False
+                    return found, _NO_VALUES, None  # (None: a direct answer)
         elif (
             input_values  # (some input has a known value)
             and input_values[0] is None  # (nothing to fold)

@@ -20,7 +20,7 @@ from onnxcraft.infer.graph import (
     TypedInitializers,
     infer_through_body,
 )
-from onnxcraft.io import model_proto
+from onnxcraft.io import model_from_bytes, model_proto
 from onnxcraft.ops.infer_api import VALUE_LIMIT
 from onnxcraft.proto import ModelProto
 from onnxcraft.proto.inference import read_with_bodies, write_inferred_types
@@ -48,11 +48,16 @@ def infer_shapes(model: Any, *, strict: bool = False) -> Any:
             _infer(model_ir, None, strict, None)
             return model_ir
         # A model's bytes are kept: the reader takes the nodes' attributes from them.
-        data = bytes(model) if isinstance(model, (bytes, bytearray, memoryview)) else None
-        proto = model_proto(model if data is None else data, what="infer_shapes: model")
-        if proto is model:  # the caller's own message: its types are written into a copy
-            proto = ModelProto()
-            proto.CopyFrom(model)
+        data: bytes | None
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            data = bytes(model)
+            proto = model_from_bytes(data)
+        else:
+            data = None
+            proto = model_proto(model, what="infer_shapes: model")
+            if proto is model:  # the caller's own message: its types are written into a copy
+                proto = ModelProto()
+                proto.CopyFrom(model)
         # (a message parsed here from bytes, a file or onnx's ModelProto belongs to no one else)
         _infer_into(proto, strict, data)
         # The IR read for it is freed by now, still paused: resumed, the collector finds

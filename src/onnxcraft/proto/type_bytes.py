@@ -14,7 +14,7 @@ from __future__ import annotations
 from onnxcraft.dtypes import ElementType
 from onnxcraft.types import Tensor, shared_tensor
 
-__all__ = ["tensor_type_from_bytes"]
+__all__ = ["DIM_ENTRIES", "tensor_type_from_bytes"]
 
 _ELEMENTS = {int(e): e for e in ElementType if e != ElementType.UNDEFINED}
 _INT64_LIMIT = 1 << 63  # a negative dim_value encodes as a varint at least this large
@@ -26,6 +26,20 @@ _SHAPE = 0x12  # TypeProto.Tensor.shape: field 2, length-delimited
 _DIM = 0x0A  # TensorShapeProto.dim: field 1, length-delimited
 _DIM_VALUE = 0x08  # TensorShapeProto.Dimension.dim_value: field 1, varint
 _DIM_PARAM = 0x12  # TensorShapeProto.Dimension.dim_param: field 2, length-delimited
+
+
+# The dim entries (TensorShapeProto.dim: its tag, its length, the Dimension) of the dim_values
+# below 4096, as protobuf writes them, by dim (the inference writer's, proto/inference.py) and
+# by their bytes (this reader's, with the empty Dimension's): facts of the encoding, made once
+# when inference is first used (about 1 ms), their bytes written out. The commonest dims are
+# then written, and read, with one look-up each.
+DIM_ENTRIES: dict[int, bytes] = {d: bytes((_DIM, 2, _DIM_VALUE, d)) for d in range(128)}
+DIM_ENTRIES.update(
+    {d: bytes((_DIM, 3, _DIM_VALUE, d & 0x7F | 0x80, d >> 7)) for d in range(128, 4096)}
+)
+_DIMS_BY_ENTRY: dict[bytes, int | None] = {entry: d for d, entry in DIM_ENTRIES.items()}
+_DIMS_BY_ENTRY[bytes((_DIM, 0))] = None
+_NOT_COMMON = object()  # (None is an answer: an unknown dim)
 
 
 def tensor_type_from_bytes(data: bytes) -> Tensor | None:
@@ -50,7 +64,15 @@ def tensor_type_from_bytes(data: bytes) -> Tensor | None:
         return None
     dims: list[int | str | None] = []
     i = 6
+    entries = _DIMS_BY_ENTRY
     while i < size:
+        # (a dim by value below 4096 or an empty one: its whole entry is a key of the table)
+        end = i + 2 + data[i + 1]
+        dim = entries.get(data[i:end], _NOT_COMMON)
+        if dim is not _NOT_COMMON:
+            dims.append(dim)  # type: ignore[arg-type]
+            i = end
+            continue
         if data[i] != _DIM:
             return None
         length = data[i + 1]
