@@ -132,16 +132,8 @@ def _conv(
         m, per_group, kh, kw = ws
         if not (type(c) is type(m) is type(per_group) is type(h) is type(w_) is int):
             return None
-        # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
-        if c % group or m % group or per_group * group != c:
+        if not _groups_and_bias_fit(types, group, c, m, per_group):
             return None
-        if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
-            bias = types[2]
-            if type(bias) is not Tensor or bias.shape is None:
-                return None
-            b = bias.shape
-            if len(b) != 1 or type(b[0]) is not int or b[0] != m:
-                return None
         if declared is not None and declared != (kh, kw):
             return None
         if type(kh) is not int or type(kw) is not int or kh < 1 or kw < 1:
@@ -158,6 +150,24 @@ def _conv(
     if rank < 3 or len(ws) != rank:
         return None
     return _conv_any(ctx, types, x, xs, ws, rank)
+
+
+def _groups_and_bias_fit(
+    types: list[ValueType | None], group: int, c: int, m: int, per_group: int
+) -> bool:
+    """The rule's group_mismatch and bias checks, inline: ``group`` divides C and M, W's dim
+    1 times ``group`` is C, and a bias (the third input) is a vector of M (the rule passes
+    such a node without a word; anything else is left to it)."""
+    if c % group or m % group or per_group * group != c:
+        return False
+    if len(types) > 2:
+        bias = types[2]
+        if type(bias) is not Tensor or bias.shape is None:
+            return False
+        b = bias.shape
+        if len(b) != 1 or type(b[0]) is not int or b[0] != m:
+            return False
+    return True
 
 
 def _conv_image(ctx: InferenceContext) -> tuple[Any, ...]:
@@ -205,16 +215,8 @@ def _conv_any(
     c, m, per_group = xs[1], ws[0], ws[1]
     if type(c) is not int or type(m) is not int or type(per_group) is not int:
         return None
-    # group_mismatch, inline: group divides C and M, and W's dim 1 times group is C
-    if c % group or m % group or per_group * group != c:
+    if not _groups_and_bias_fit(types, group, c, m, per_group):
         return None
-    if len(types) > 2:  # the rule's bias check passes without a word for a vector of M
-        bias = types[2]
-        if type(bias) is not Tensor or bias.shape is None:
-            return None
-        b = bias.shape
-        if len(b) != 1 or type(b[0]) is not int or b[0] != m:
-            return None
     kernel = ws[2:]
     if declared is not None and declared != kernel:
         return None
