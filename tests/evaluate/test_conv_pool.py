@@ -370,3 +370,27 @@ def test_maxpool_1_without_a_context() -> None:
     for shape in ((2, 3, 30, 30), (1, 3, 9, 9)):  # the phases, then the steps as before
         x = rng.standard_normal(shape).astype(np.float32)
         _close(fast.run({"X": x})["Y"], before.run({"X": x})["Y"], np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("pool_pad", [0, 1])
+@pytest.mark.parametrize("special", [False, True])
+def test_a_stem_outside_the_phases_clamps_after_its_pool_the_same_bits(
+    dtype: type, pool_pad: int, special: bool
+) -> None:
+    """A 7x7 stride-2 stem runs the prepared Conv's own phases layout, then the pool kernel:
+    its Relu now comes after the pool, on the pooled values. A max and a Relu commute bit
+    for bit, and the Conv's products are the same, so the output is the same bits as the
+    two steps without the rewrite (NaN, infinities and signed zeros included)."""
+    model = _stem(dtype, 3, 8, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), True, True, 0, 5, pool_pad)
+    fast, before = oc.Evaluator(model), _without(model)
+    [fused] = _fused(fast)
+    rng = np.random.default_rng(pool_pad)
+    for batch, size in ((1, 40), (2, 33)):
+        shape = (batch, 3, size, size)
+        x = _special(rng, shape, dtype) if special else rng.standard_normal(shape).astype(dtype)
+        layout = fused.conv._layout_for(x)
+        assert layout is not None and layout.name == "phases"  # not the rewrite's phases
+        got, want = fast.run({"X": x})["Y"], before.run({"X": x})["Y"]
+        bits = np.uint32 if dtype == np.float32 else np.uint64
+        np.testing.assert_array_equal(got.view(bits), want.view(bits))
