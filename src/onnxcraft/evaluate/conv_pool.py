@@ -162,14 +162,8 @@ class ConvThenPool:
 
     @functools.cached_property
     def _unclamped(self) -> PreparedConv:
-        """The Conv without its Relu, its weights arranged once for both (the same weights
-        and bias)."""
-        conv = self.conv
-        plain = PreparedConv(
-            conv.weight, conv.bias, conv.attributes, input_relu=conv.input_relu, work=conv.work
-        )
-        plain._arranged = conv._arranged
-        return plain
+        """The Conv without its Relu (made on first use)."""
+        return self.conv.without_relu()
 
     def _clamped(self, values: Any) -> Any:
         """The Conv's Relu on the pooled values: in place on a float array, else its kernel."""

@@ -63,11 +63,10 @@ def link_ones_channels(
         value = step.outputs[0]
         if value not in readers:
             continue
-        link = OnesChannel()
         if isinstance(maker, _MAKERS) and maker.spare is None:
-            maker.spare = link
+            link = maker.spare = OnesChannel()
         elif is_library_step(step, "Concat") and step.attributes.get("axis") == 1:
-            concats[value] = link  # (taken if its inputs write into its output)
+            link = concats[value] = OnesChannel()  # (taken if its inputs write into its output)
         else:
             continue
         for conv in readers[value]:

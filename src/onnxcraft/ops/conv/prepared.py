@@ -291,6 +291,21 @@ class PreparedConv:
                     at_least_zero(out, out=out)
             return y
 
+    def without_relu(self) -> PreparedConv:
+        """This convolution without its Relu (the rest as it is), its weights arranged once
+        for both: they are the same weights and bias."""
+        twin = PreparedConv(
+            self.weight,
+            self.bias,
+            self.attributes,
+            add=self.add,
+            conv_first=self.conv_first,
+            input_relu=self.input_relu,
+            work=self.work,
+        )
+        twin._arranged = self._arranged
+        return twin
+
     def _clamped_input(self, x: Any) -> Any:
         """The input through the Relu moved here: in place for a float array it may write
         (the Conv before made it for this one alone), else by the Relu's kernel."""
