@@ -100,6 +100,23 @@ def quantiles_row(name: str, runs: dict[str, list[float]], unit: float = 1e3) ->
     )
 
 
+def part_arguments(doc: str, models: str, calls: int) -> argparse.Namespace:
+    """The command line of a script timing one part of inference (ab_read.py, ab_walk.py):
+    ``--before``, ``--models`` and ``--calls``, with these defaults."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--before", required=True, help="a git revision")
+    parser.add_argument("--models", default=models)
+    parser.add_argument("--calls", type=int, default=calls)
+    return parser.parse_args()
+
+
+def print_part_header(before: str, part: str, calls: int) -> None:
+    """The head of such a script's table: what it compares, then the columns."""
+    print(f"# before: {before}; {part} only, p10 / median CPU µs of {calls} calls")
+    print("| model | before µs | after µs | after / before |")
+    print("|---|---|---|---|")
+
+
 def best_of(fn: Callable[[], Any], inner: int) -> float:
     times = []
     for _ in range(inner):

@@ -12,7 +12,6 @@ the median CPU time (``time.process_time``) of the calls, after / before.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import sys
@@ -47,17 +46,11 @@ def _read_time(side: tuple[Any, Any, int], proto: Any, data: bytes) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="a git revision")
-    parser.add_argument("--models", default="squeezenet,shufflenet,resnet50")
-    parser.add_argument("--calls", type=int, default=2000)
-    args = parser.parse_args()
+    args = ab_infer.part_arguments(__doc__, "squeezenet,shufflenet,resnet50", 2000)
     with tempfile.TemporaryDirectory() as folder:
         ab_infer.load_revision(args.before, Path(folder))
         sides = {"before": _side(ab_infer.PACKAGE), "after": _side("onnxcraft")}
-        print(f"# before: {args.before}; reader only, p10 / median CPU µs of {args.calls} calls")
-        print("| model | before µs | after µs | after / before |")
-        print("|---|---|---|---|")
+        ab_infer.print_part_header(args.before, "reader", args.calls)
         gc.disable()
         for name in args.models.split(","):
             data = bench_infer.strip(ab_infer.model_named(name), external=True)

@@ -12,7 +12,6 @@ tenth percentile and the median CPU time (``time.process_time``) of the calls, a
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import sys
@@ -47,17 +46,11 @@ def _walk_time(side: tuple[Any, Any, Any, int], data: bytes) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="a git revision")
-    parser.add_argument("--models", default="squeezenet,shufflenet,inception")
-    parser.add_argument("--calls", type=int, default=400)
-    args = parser.parse_args()
+    args = ab_infer.part_arguments(__doc__, "squeezenet,shufflenet,inception", 400)
     with tempfile.TemporaryDirectory() as folder:
         ab_infer.load_revision(args.before, Path(folder))
         sides = {"before": _side(ab_infer.PACKAGE), "after": _side("onnxcraft")}
-        print(f"# before: {args.before}; walk only, p10 / median CPU µs of {args.calls} calls")
-        print("| model | before µs | after µs | after / before |")
-        print("|---|---|---|---|")
+        ab_infer.print_part_header(args.before, "walk", args.calls)
         for name in args.models.split(","):
             data = bench_infer.strip(ab_infer.model_named(name), external=True)
             for side in sides.values():
