@@ -53,7 +53,6 @@ def relu_into_next_conv(steps: list[Step], kept: set[str], readers: Counter[str]
             or not copies_input_once(after)
         ):
             continue
-        plain = prepare_conv(conv.weight, conv.bias, conv.attributes, work=conv.work)
         clamping = prepare_conv(
             after.weight,
             after.bias,
@@ -62,8 +61,8 @@ def relu_into_next_conv(steps: list[Step], kept: set[str], readers: Counter[str]
             input_relu=conv.relu,
             work=after.work,
         )
-        if plain is None or clamping is None:  # (both were prepared once already)
+        if clamping is None:  # (it was prepared once already)
             continue
-        replaced[index] = replace(step, fn=plain)
+        replaced[index] = replace(step, fn=conv.without_relu())
         replaced[at] = replace(reader, fn=clamping)
     return with_replacements(steps, replaced)
