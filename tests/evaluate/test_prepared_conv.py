@@ -281,6 +281,57 @@ def test_inputs_that_are_views_within_rounding(layout: str) -> None:
         _within_rounding(prepared(x), x, w, None, attrs, per_channel=layout == "winograd")
 
 
+@st.composite
+def same_width_convs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """2-D stride-1 convolutions with as many output columns as input columns (left + right
+    padding = the kernel's dilated width - 1), inputs and weights holding NaN, infinities
+    and zeros of both signs now and then."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, c, m = draw(st.integers(1, 3)), draw(st.integers(1, 9)), draw(st.integers(1, 6))
+    kh, kw = draw(st.integers(1, 4)), draw(st.integers(2, 5))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    left = draw(st.integers(0, (kw - 1) * dw))
+    top, bottom = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    h = draw(st.integers(max(1, (kh - 1) * dh + 1 - top - bottom), 9))
+    width = draw(st.integers(1, 9))
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])
+
+    def drawn(shape: tuple[int, ...]) -> np.ndarray:
+        values = rng.standard_normal(shape)
+        if draw(st.booleans()):
+            spots = rng.random(shape) < 0.05
+            values[spots] = rng.choice(specials, int(spots.sum()))
+        return values.astype(dtype)
+
+    x, w = drawn((n, c, h, width)), drawn((m, c, kh, kw))
+    b = drawn((m,)) if draw(st.booleans()) else None
+    pads = [top, left, bottom, (kw - 1) * dw - left]
+    return x, w, b, {"pads": pads, "dilations": [dh, dw]}
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=same_width_convs(), relu_first=st.booleans())
+def test_taps_without_padding_columns_sum_what_the_padded_grid_sums(
+    case: tuple, relu_first: bool
+) -> None:
+    """With a "same" padding the taps layout's grid has no padding columns, and the products
+    read across a row's edge are mended: the outputs are the values of the padded grid's sums
+    (computed here by padding the columns explicitly, which takes the padded grid), NaN
+    where they are NaN, with the Relu moved into the copy or not."""
+    x, w, b, attrs = case
+    top, left, bottom, right = attrs["pads"]
+    relu = (lambda v: np.maximum(v, 0)) if relu_first else None
+    unpadded = PreparedConv(w, b, attrs, input_relu=relu)
+    widened = np.pad(x, ((0, 0), (0, 0), (0, 0), (left, right)))
+    padded = PreparedConv(w, b, {**attrs, "pads": [top, 0, bottom, 0]}, input_relu=relu)
+    _force(unpadded, x, "taps")
+    _force(padded, widened, "taps")
+    got, expected = unpadded(x.copy()), padded(widened)
+    assert np.array_equal(got, expected, equal_nan=True)
+    assert np.array_equal(unpadded(x.copy()), expected, equal_nan=True)  # working arrays again
+
+
 def _geometry(x_shape: tuple, w_shape: tuple, **attrs: object):  # type: ignore[no-untyped-def]
     x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
     return conv_geometry(

@@ -762,26 +762,70 @@ class PreparedConv:
         m = self.weight.shape[0]
         (kh, kw), (dh, dw) = geom.kernel, geom.dilations
         (top, left), (bottom, right) = geom.pads_begin, geom.pads_end
-        hp, wp = h + top + bottom, w + left + right
-        ho = geom.out_shape[0]
-        # Output rows are computed over the padded width, the last columns dropped. Each
-        # flat image has room past its end for the last tap's slice (which runs into the
-        # dropped columns); the images sit side by side, with a row of ones for the bias.
+        hp, ho = h + top + bottom, geom.out_shape[0]
+        # Output rows are computed over the grid's width, each tap's window one slice of the
+        # flat grid; each flat image has room past its end for the last tap's slice, and the
+        # images sit side by side, with a row of ones for the bias. With as many output
+        # columns as input columns (a "same" padding) the grid has no columns of padding:
+        # the image is copied whole rows at a time and the products are not made for columns
+        # that are dropped, the few reads across a row's edge mended after the product
+        # (_mend_row_edges). Otherwise the grid is padded and the extra columns dropped.
+        same_width = geom.out_shape[1] == w
+        width, lead = (w, left) if same_width else (w + left + right, 0)
         ones = 0 if self._bias is None else 1
-        span = hp * wp + (kw - 1) * dw
+        span = hp * width + (kw - 1) * dw
         flat = self.work.take("flat", (c + ones, n, span), x.dtype)
-        flat[:c] = 0
+        grid = flat[:c, :, lead : lead + hp * width].reshape(c, n, hp, width)
+        if same_width:  # zeros above and below the image only
+            flat[:c, :, : lead + top * w] = 0
+            flat[:c, :, lead + (top + h) * w :] = 0
+            inside = grid[:, :, top : top + h]
+        else:
+            flat[:c] = 0
+            inside = grid[:, :, top : top + h, left : left + w]
         if ones:
             flat[c] = 1
-        grid = flat[:c, :, : hp * wp].reshape(c, n, hp, wp)
         if self.input_relu is None:
-            grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
+            inside[...] = x.transpose(1, 0, 2, 3)
         else:  # the Relu moved here, by the copy
-            at_least_zero(x.transpose(1, 0, 2, 3), out=grid[:, :, top : top + h, left : left + w])
+            at_least_zero(x.transpose(1, 0, 2, 3), out=inside)
         products = self.work.take("products", (kh * kw * m, n * span), x.dtype)
         np.matmul(self._arrangement("taps"), flat.reshape(c + ones, n * span), out=products)
-        offsets = [i * dh * wp + j * dw for i in range(kh) for j in range(kw)]
-        self._sum_shifted(products, offsets, (n, span), (ho, wp), out)
+        offsets = [i * dh * width + j * dw for i in range(kh) for j in range(kw)]
+        if same_width:
+            self._mend_row_edges(products, offsets, geom, span, w)
+        self._sum_shifted(products, offsets, (n, span), (ho, width), out)
+
+    def _mend_row_edges(
+        self,
+        products: np.ndarray,
+        offsets: Sequence[int],
+        geom: WindowGeometry,
+        span: int,
+        w: int,
+    ) -> None:
+        """Set the taps layout's product columns that a tap reads across a row's edge (its
+        window starting in the padding left or right of the image, where the unpadded grid
+        holds the neighbouring row) to the product of a padding column: the weights times
+        zeros, the bias on the first tap. Each product column of a tap is read by one output
+        only, so the outputs then sum the terms of the padded grid, in the same order."""
+        m = self.weight.shape[0]
+        kw, dw, left = geom.kernel[1], geom.dilations[1], geom.pads_begin[1]
+        ho = geom.out_shape[0]
+        padding = self._arranged.get("taps padding")
+        if padding is None:
+            arranged = self._arrangement("taps")
+            column = np.zeros(arranged.shape[1], arranged.dtype)
+            column[self.weight.shape[1] :] = 1  # the row of ones, with a bias
+            padding = np.matmul(arranged, column).reshape(-1, m, 1, 1)
+            self._arranged["taps padding"] = padding
+        for tap, offset in enumerate(offsets):
+            shift = (tap % kw) * dw - left  # output column j reads image column j + shift
+            across = range(min(-shift, w)) if shift < 0 else range(max(w - shift, 0), w)
+            block = products[tap * m : (tap + 1) * m].reshape(m, -1, span)
+            for column in across:
+                start = offset + column
+                block[:, :, start : start + (ho - 1) * w + 1 : w] = padding[tap]
 
     def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
         """Images (N, C, H, W) by the rows layout into ``out`` (N, M, Ho, Wo)."""
