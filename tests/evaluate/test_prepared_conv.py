@@ -437,6 +437,76 @@ def test_depthwise_banded_products_within_rounding(case: tuple) -> None:
     _within_rounding(prepared(x), x, w, b, attrs)  # again, with the working arrays reused
 
 
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "layout"),
+    [
+        ((2, 6, 10, 10), (6, 1, 3, 3), "depthwise"),
+        ((2, 64, 16, 16), (64, 64, 3, 3), "winograd4"),  # 32 tiles of 4x4
+        ((1, 256, 16, 16), (256, 256, 3, 3), "winograd"),  # too few tiles for F(4x4)
+        ((1, 256, 8, 8), (256, 256, 3, 3), "winograd"),
+    ],
+)
+@pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
+def test_layouts_that_mix_windows_leave_non_finite_inputs_where_the_kernel_does(
+    x_shape: tuple, w_shape: tuple, layout: str, special: float
+) -> None:
+    """The banded depthwise products and Winograd's transforms combine values from outside an
+    output's window (multiplied by zeros, or mixed in a tile): an infinity or NaN of the input
+    would spread to outputs the written kernel leaves finite. For such inputs the im2col runs:
+    the same outputs are NaN and infinite, with the same signs, as the written kernel's, the
+    rest within rounding; finite inputs keep the faster layout."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = (rng.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:]))).astype(np.float32)
+    b = rng.standard_normal(w_shape[0]).astype(np.float32)
+    attrs = {"pads": [1] * 4, "group": x_shape[1] if layout == "depthwise" else 1}
+    prepared = prepare_conv(w, b, attrs)
+    assert prepared is not None
+    assert prepared._layout_for(x).name == layout
+    x[0, 0, 3, 4] = special
+    got, written = prepared(x), conv(x, w, b, **attrs)
+    assert not np.isfinite(written).all() and np.isfinite(written).any()
+    assert np.array_equal(np.isnan(got), np.isnan(written))
+    assert np.array_equal(got[np.isinf(written)], written[np.isinf(written)])
+    finite = np.isfinite(written)
+    assert np.isfinite(got[finite]).all()
+    x[0, 0, 3, 4] = 0.5  # finite again: the layout's own product
+    _within_rounding(prepared(x), x, w, b, attrs, per_channel=layout != "depthwise")
+
+
+def test_the_finiteness_check_of_the_mixing_layouts() -> None:
+    """Values whose squares overflow are still finite; a strided view is checked too."""
+    big = np.full((2, 3, 4, 4), 3e30, np.float32)
+    assert prepared_module._all_finite(big)
+    assert prepared_module._all_finite(big[:, :, ::2])
+    assert prepared_module._all_finite(np.zeros((0, 3, 4, 4), np.float32))
+    for special in (np.inf, -np.inf, np.nan):
+        big[1, 2, 3, 3] = special
+        assert not prepared_module._all_finite(big)
+        assert not prepared_module._all_finite(big[:, :, 1::2])
+
+
+def test_an_infinite_input_stays_in_its_windows_through_the_evaluator() -> None:
+    """A depthwise Conv + Relu evaluated with ``fuse=True`` leaves an infinity of the input to
+    the outputs whose windows hold it, as ``fuse=False`` does."""
+    rng = np.random.default_rng(3)
+    X = oc.arg("X", np.float32, (1, 8, 12, 12))
+    w = rng.standard_normal((8, 1, 3, 3)).astype(np.float32)
+    model = oc.build([X], {"Y": op.Relu(op.Conv(X, w, pads=(1, 1, 1, 1), group=8))})
+    x = rng.standard_normal((1, 8, 12, 12)).astype(np.float32)
+    x[0, 2, 5, 5] = -np.inf
+    fused = oc.evaluate(model, {"X": x})["Y"]
+    written = oc.evaluate(model, {"X": x}, fuse=False)["Y"]
+    assert np.array_equal(np.isfinite(fused), np.isfinite(written))
+    windows = (0, 2, slice(4, 7), slice(4, 7))  # the nine outputs whose windows hold it
+    assert np.array_equal(fused[windows], written[windows])  # inf, or 0 after the Relu
+    assert not np.isfinite(written[windows]).all()
+    written[windows] = fused[windows] = 0
+    finite = np.isfinite(written)
+    assert finite.all()
+    assert np.allclose(fused[finite], written[finite], rtol=1e-5, atol=1e-6)
+
+
 def test_depthwise_residual_and_relu_exact_after_the_product() -> None:
     """The residual Add and the Relu after the banded products are the nodes' own."""
     rng = np.random.default_rng(5)

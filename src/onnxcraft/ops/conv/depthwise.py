@@ -20,8 +20,10 @@ The product multiplies about bw_in / kw times more terms than the convolution ha
 zeros of T), but OpenBLAS runs them faster than numpy runs the nine taps. Each output's
 sum holds the same nonzero terms as the written kernel's plus exact zeros, so it rounds as
 a dot product of its terms does. The zeros multiply the other values of the rectangle: an
-infinity or NaN in the input makes NaN across the outputs of its blocks in that channel
-(the written kernel limits it to the windows that hold it).
+infinity or NaN in the input would make NaN across the outputs of its blocks in that
+channel, where the written kernel limits it to the windows that hold it, so the prepared
+convolution runs the im2col for an input holding one (``_Layout.confined`` in
+``ops/conv/prepared.py``).
 """
 
 from __future__ import annotations

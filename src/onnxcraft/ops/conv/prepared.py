@@ -49,8 +49,12 @@ residual Add and the Relu while it is still in cache.
 These change how the products are summed, so they round differently from the kernel as
 written (within float rounding of the dot product: ``tests/evaluate/test_prepared_conv.py``;
 F(4x4, 3x3) within its own bound, ``tests/evaluate/test_winograd4.py``);
-the evaluator uses them only with ``fuse=True``. The residual Add and the Relu are exactly
-the nodes' (``a + b`` in place rounds as ``a + b``).
+the evaluator uses them only with ``fuse=True``. The depthwise and Winograd layouts combine
+values from outside an output's window (times zero, or mixed in a tile), which would spread
+an infinity or NaN of the input to outputs the written kernel leaves finite: an input
+holding one runs the im2col instead (the input's sum of squares checked, one BLAS pass).
+The residual Add and the Relu are exactly the nodes' (``a + b`` in place rounds as
+``a + b``).
 """
 
 from __future__ import annotations
@@ -134,6 +138,8 @@ _WINOGRAD4_CHUNK_VALUES = 1 << 20
 # have any strides: a Concat's channel slice of a batch of several images is taken as it is
 # (the others need each block of images contiguous, or get a new array and a copy after).
 _ANY_STRIDES = frozenset({"winograd", "winograd4", "taps", "rows"})
+# Layouts whose products combine values from outside an output's window (_Layout.confined).
+_SPREADS_NON_FINITE = frozenset({"winograd", "winograd4", "depthwise"})
 
 
 def choose_layout(
@@ -199,6 +205,11 @@ class _Layout:
     name: str
     # F(4x4, 3x3) only: the layout for batches with fewer tiles than _WINOGRAD4_COLUMNS
     few_tiles: _Layout | None = None
+    # The layouts whose products mix values outside an output's window (the depthwise
+    # banded zeros, Winograd's transforms) would spread an infinity or NaN of the input to
+    # outputs the written kernel leaves finite (zero times infinity): for such inputs, the
+    # im2col, which multiplies each output's window alone.
+    confined: _Layout | None = None
     # Worked out once when the layout is chosen (per-call Python was 7-14 µs of a small
     # convolution): the function convolving a chunk of images, unbound (the layout must not
     # refer back to its PreparedConv), and how many images a chunk holds. A layout made
@@ -252,6 +263,8 @@ class PreparedConv:
     def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
             layout = self._layout_for(x)
+            if layout is not None and layout.confined is not None and not _all_finite(x):
+                layout = layout.confined  # see _Layout.confined
             if self.input_relu is not None and (layout is None or layout.name != "taps"):
                 x = self._clamped_input(x)
             if layout is None:  # not a case of the layouts: the nodes as written
@@ -356,12 +369,16 @@ class PreparedConv:
 
     def _with_image(self, x: np.ndarray, layout: _Layout) -> _Layout:
         """``layout`` with its image function and chunk size (both follow from the layout and
-        the input's shape past the batch axis, the key of ``_layouts``)."""
+        the input's shape past the batch axis, the key of ``_layouts``), and its confined
+        twin where it spreads non-finite values."""
         if layout.name == "nd":
             return layout
         image = self._image(layout.name)
         at_once = self._images_at_once(x, layout, self.weight.shape[0])
-        return replace(layout, image=image, at_once=at_once)
+        confined = None
+        if layout.name in _SPREADS_NON_FINITE:
+            confined = self._with_image(x, _Layout(layout.geom, "im2col"))
+        return replace(layout, image=image, at_once=at_once, confined=confined)
 
     def _as_written(self, x: Any) -> np.ndarray:
         result: np.ndarray = conv(x, self.weight, self.bias, **self.attributes)
@@ -884,6 +901,17 @@ class PreparedConv:
             total += block
         if total is not target:
             target[...] = total.reshape(m, n, ho, width)[..., :wo]
+
+
+def _all_finite(x: np.ndarray) -> bool:
+    """Whether ``x`` holds no infinity or NaN: its sum of squares, one BLAS pass (half the
+    time of ``np.isfinite``'s), is finite; where that overflows, every element is."""
+    if x.flags.c_contiguous:
+        flat = x.reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(np.dot(flat, flat)):
+                return True
+    return bool(np.isfinite(x).all())
 
 
 def _tap_windows(source: np.ndarray, geom: WindowGeometry) -> np.ndarray:
