@@ -832,16 +832,16 @@ class PreparedConv:
         padding = self._arranged.get("taps padding")
         if padding is None:
             arranged = self._arrangement("taps")
-            column = np.zeros(arranged.shape[1], arranged.dtype)
-            column[self.weight.shape[1] :] = 1  # the row of ones, with a bias
-            padding = np.matmul(arranged, column).reshape(-1, m, 1, 1)
+            zeros = np.zeros(arranged.shape[1], arranged.dtype)
+            zeros[self.weight.shape[1] :] = 1  # the row of ones, with a bias
+            padding = np.matmul(arranged, zeros).reshape(-1, m, 1, 1)
             self._arranged["taps padding"] = padding
         for tap, offset in enumerate(offsets):
             shift = (tap % kw) * dw - left  # output column j reads image column j + shift
             across = range(min(-shift, w)) if shift < 0 else range(max(w - shift, 0), w)
             block = products[tap * m : (tap + 1) * m].reshape(m, -1, span)
             for column in across:
-                start = offset + column
+                start = offset + column  # the tap's product for output column `column`
                 block[:, :, start : start + (ho - 1) * w + 1 : w] = padding[tap]
 
     def _rows_image(self, x: np.ndarray, geom: WindowGeometry, out: np.ndarray) -> None:
