@@ -470,6 +470,9 @@ def test_layouts_that_mix_windows_leave_non_finite_inputs_where_the_kernel_does(
     assert np.array_equal(got[np.isinf(written)], written[np.isinf(written)])
     finite = np.isfinite(written)
     assert np.isfinite(got[finite]).all()
+    target = np.full(written.shape, 7.0, np.float32)  # an output array given (a Concat's)
+    assert prepared(x, out=target) is target
+    assert np.array_equal(target, got, equal_nan=True)
     x[0, 0, 3, 4] = 0.5  # finite again: the layout's own product
     _within_rounding(prepared(x), x, w, b, attrs, per_channel=layout != "depthwise")
 

@@ -52,7 +52,8 @@ F(4x4, 3x3) within its own bound, ``tests/evaluate/test_winograd4.py``);
 the evaluator uses them only with ``fuse=True``. The depthwise and Winograd layouts combine
 values from outside an output's window (times zero, or mixed in a tile), which would spread
 an infinity or NaN of the input to outputs the written kernel leaves finite: an input
-holding one runs the im2col instead (the input's sum of squares checked, one BLAS pass).
+holding one runs the im2col instead (Winograd's input checked by its sum of squares, one
+BLAS pass; a depthwise output holding NaN computed again).
 The residual Add and the Relu are exactly the nodes' (``a + b`` in place rounds as
 ``a + b``).
 """
@@ -208,7 +209,9 @@ class _Layout:
     # The layouts whose products mix values outside an output's window (the depthwise
     # banded zeros, Winograd's transforms) would spread an infinity or NaN of the input to
     # outputs the written kernel leaves finite (zero times infinity): for such inputs, the
-    # im2col, which multiplies each output's window alone.
+    # im2col, which multiplies each output's window alone. Winograd's input is checked
+    # first (a spread infinity could turn -inf, which a Relu hides); the depthwise output
+    # after (it spreads NaN only).
     confined: _Layout | None = None
     # Worked out once when the layout is chosen (per-call Python was 7-14 µs of a small
     # convolution): the function convolving a chunk of images, unbound (the layout must not
@@ -263,46 +266,60 @@ class PreparedConv:
     def __call__(self, x: Any, residual: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         with np.errstate(all="ignore"):  # overflow gives inf quietly, as the written kernels
             layout = self._layout_for(x)
-            if layout is not None and layout.confined is not None and not _all_finite(x):
-                layout = layout.confined  # see _Layout.confined
-            if self.input_relu is not None and (layout is None or layout.name != "taps"):
-                x = self._clamped_input(x)
-            if layout is None:  # not a case of the layouts: the nodes as written
-                return self._after(self._as_written(x), residual)
-            y = self._output_array(x, layout, out)
-            if y.size == 0:
-                return self._after(y, residual)
-            in_place = self.add is None or self._adds_in_place(residual, y)
-            if layout.name == "nd" or not in_place:
-                self._whole_batch(x, layout, y)
-                return self._after(y, residual)
-            image, step = layout.image, layout.at_once
-            if image is None:
-                image = self._image(layout.name)
-                step = self._images_at_once(x, layout, self.weight.shape[0])
-            if self.ones_from is not None and layout.name == "im2col":
-                extended = self._with_ones(x, layout.geom)
-                if extended is not None:  # the bias by the product, from the row of ones
-                    x, image = extended, PreparedConv._ones_image
-            if layout.name == "winograd4" and x.shape[0] > step:
-                # chunks of even size (8 images by 7 would leave one image of few tiles,
-                # the narrow product F(4x4, 3x3) is not chosen for)
-                step = -(-x.shape[0] // -(-x.shape[0] // step))
-            if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
-                image(self, x, layout.geom, y)
-                if self.relu is not None:
-                    at_least_zero(y, out=y)
+            if layout is None or layout.confined is None:
+                return self._run(x, residual, out, layout)
+            if layout.name != "depthwise":  # Winograd: checked before (see _Layout.confined)
+                return self._run(x, residual, out, layout if _all_finite(x) else layout.confined)
+            # The banded product spreads NaN only (zero times an infinity or NaN), which the
+            # Add and the Relu keep: an output without NaN had nothing to spread (a pass over
+            # the output, a quarter of the input at stride 2).
+            y = self._run(x, residual, out, layout)
+            if not isinstance(y, np.ndarray) or y.size == 0 or not np.isnan(y.max()):
                 return y
-            rows = None if self.add is None else np.broadcast_to(residual, y.shape)
-            for n in range(0, x.shape[0], step):
-                # each chunk of images finished while it is in cache: bias, residual, Relu
-                out = y[n : n + step]
-                image(self, x[n : n + step], layout.geom, out)
-                if rows is not None:
-                    np.add(out, rows[n : n + step], out=out)
-                if self.relu is not None:
-                    at_least_zero(out, out=out)
+            return self._run(x, residual, out, layout.confined)
+
+    def _run(
+        self, x: Any, residual: Any, out: np.ndarray | None, layout: _Layout | None
+    ) -> np.ndarray:
+        """The convolution (and the Add and Relu joined to it) of ``x`` in ``layout``."""
+        if self.input_relu is not None and (layout is None or layout.name != "taps"):
+            x = self._clamped_input(x)
+        if layout is None:  # not a case of the layouts: the nodes as written
+            return self._after(self._as_written(x), residual)
+        y = self._output_array(x, layout, out)
+        if y.size == 0:
+            return self._after(y, residual)
+        in_place = self.add is None or self._adds_in_place(residual, y)
+        if layout.name == "nd" or not in_place:
+            self._whole_batch(x, layout, y)
+            return self._after(y, residual)
+        image, step = layout.image, layout.at_once
+        if image is None:
+            image = self._image(layout.name)
+            step = self._images_at_once(x, layout, self.weight.shape[0])
+        if self.ones_from is not None and layout.name == "im2col":
+            extended = self._with_ones(x, layout.geom)
+            if extended is not None:  # the bias by the product, from the row of ones
+                x, image = extended, PreparedConv._ones_image
+        if layout.name == "winograd4" and x.shape[0] > step:
+            # chunks of even size (8 images by 7 would leave one image of few tiles,
+            # the narrow product F(4x4, 3x3) is not chosen for)
+            step = -(-x.shape[0] // -(-x.shape[0] // step))
+        if step >= x.shape[0] and self.add is None:  # one chunk, the usual case
+            image(self, x, layout.geom, y)
+            if self.relu is not None:
+                at_least_zero(y, out=y)
             return y
+        rows = None if self.add is None else np.broadcast_to(residual, y.shape)
+        for n in range(0, x.shape[0], step):
+            # each chunk of images finished while it is in cache: bias, residual, Relu
+            out = y[n : n + step]
+            image(self, x[n : n + step], layout.geom, out)
+            if rows is not None:
+                np.add(out, rows[n : n + step], out=out)
+            if self.relu is not None:
+                at_least_zero(out, out=out)
+        return y
 
     def without_relu(self) -> PreparedConv:
         """This convolution without its Relu (the rest as it is), its weights arranged once
