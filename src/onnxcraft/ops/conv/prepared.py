@@ -9,8 +9,9 @@ it for 2-D, stride-1, ungrouped convolutions (the bulk of ResNet, DenseNet, Ince
 - **taps** (output channels far fewer than input channels, DenseNet's 128 -> 32): every tap's
   weights stacked into one ``(taps * M, C)`` matrix multiply the padded image itself, flattened
   so that each tap's window is one contiguous slice of a row (computed over the padded width,
-  the extra columns dropped). The output is the sum of the taps' shifted row blocks: copies
-  of ``M`` channels instead of ``C``.
+  the extra columns dropped; under a "same" padding the grid has no padding columns, the
+  products read across a row's edge set to a padding column's). The output is the sum of
+  the taps' shifted row blocks: copies of ``M`` channels instead of ``C``.
 - **rows** (as many output channels as input or fewer, images of 12 rows or more): the image
   copied once per horizontal tap (``kw`` copies, not ``kh * kw``), one product with the
   weights of a kernel row stacked, and the ``kh`` vertical taps summed as shifted blocks of
