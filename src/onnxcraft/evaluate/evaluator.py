@@ -95,7 +95,10 @@ class Evaluator:
                 f"evaluate: unknown output(s) {unknown}; "
                 f"the model's outputs are {self.output_names}"
             )
-        with guarded(guard):
+        # IEEE arithmetic is the standard's: an infinity or NaN a kernel makes (inf - inf,
+        # 0 * inf, an overflow) is a result, not a numpy RuntimeWarning (set once per run:
+        # most kernels also say so themselves, for callers of the kernels alone)
+        with guarded(guard), np.errstate(all="ignore"):
             values = run_plan(plan, env, keep_all=intermediates)
         if intermediates:
             return values

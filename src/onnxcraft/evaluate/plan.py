@@ -92,7 +92,8 @@ def _fold_constants(steps: list[Step], constants: dict[str, Any], inputs: set[st
     """
     known = set(constants) - inputs
     kept: list[Step] = []
-    with guarded(RunGuard(max_value_bytes=_FOLD_BYTES)):
+    # quiet IEEE arithmetic, as a run's (Evaluator.run)
+    with guarded(RunGuard(max_value_bytes=_FOLD_BYTES)), np.errstate(all="ignore"):
         for step in steps:
             if not _foldable(step, known):
                 kept.append(step)
