@@ -112,19 +112,15 @@ def _shuffle(rng: np.random.Generator) -> tuple[Any, tuple[int, ...]]:
     """ShuffleNet's unit: a channel split, 1x1 -> depthwise 3x3 -> 1x1 on one half, the
     halves concatenated and shuffled."""
     x = oc.arg("X", np.float32, ("N", 8, 10, 10))
-    kept, branch = op.Split(x, np.array([4, 4], np.int64), axis=1, num_outputs=2)
+    kept, branch = op.Split(x, axis=1, num_outputs=2)
     branch = op.Relu(_bn(rng, _conv(rng, branch, 4, 4, 1), 4))
     branch = _bn(rng, _conv(rng, branch, 4, 4, 3, pads=(1,) * 4, group=4), 4)
     branch = op.Relu(_conv(rng, branch, 4, 4, 1))
     joined = op.Concat(kept, branch, axis=1)
     split = op.Reshape(joined, np.array([1, 2, 4, 10, 10], np.int64))
     swapped = op.Transpose(split, perm=(0, 2, 1, 3, 4))
-    return oc.build([x], {"Y": op.Reshape(swapped, np.array([1, 8, 10, 10], np.int64))}), (
-        1,
-        8,
-        10,
-        10,
-    )
+    shuffled = op.Reshape(swapped, np.array([1, 8, 10, 10], np.int64))
+    return oc.build([x], {"Y": shuffled}), (1, 8, 10, 10)
 
 
 def _encoder(rng: np.random.Generator) -> tuple[Any, tuple[int, ...]]:
