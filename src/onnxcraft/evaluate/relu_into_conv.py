@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import replace
 
 from onnxcraft.evaluate.step_links import sole_readers, with_replacements
-from onnxcraft.ops.conv.prepared import PreparedConv, copies_input_once, prepare_conv
+from onnxcraft.ops.conv.prepared import PreparedConv, copies_input_once
 from onnxcraft.ops.kernel_api import Step
 
 __all__ = ["relu_into_next_conv"]
@@ -53,16 +53,7 @@ def relu_into_next_conv(steps: list[Step], kept: set[str], readers: Counter[str]
             or not copies_input_once(after)
         ):
             continue
-        clamping = prepare_conv(
-            after.weight,
-            after.bias,
-            after.attributes,
-            relu=after.relu,
-            input_relu=conv.relu,
-            work=after.work,
-        )
-        if clamping is None:  # (it was prepared once already)
-            continue
+        clamping = after.with_relus(relu=after.relu, input_relu=conv.relu)
         replaced[index] = replace(step, fn=conv.without_relu())
         replaced[at] = replace(reader, fn=clamping)
     return with_replacements(steps, replaced)

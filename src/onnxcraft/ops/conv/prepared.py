@@ -323,15 +323,22 @@ class PreparedConv:
         return y
 
     def without_relu(self) -> PreparedConv:
-        """This convolution without its Relu (the rest as it is), its weights arranged once
-        for both: they are the same weights and bias."""
+        """This convolution without its Relu (the rest as it is)."""
+        return self.with_relus(relu=None, input_relu=self.input_relu)
+
+    def with_relus(
+        self, *, relu: Callable[..., Any] | None, input_relu: Callable[..., Any] | None
+    ) -> PreparedConv:
+        """This convolution with another Relu after it and before it (the rest as it is), its
+        weights arranged once for both: they are the same weights and bias."""
         twin = PreparedConv(
             self.weight,
             self.bias,
             self.attributes,
             add=self.add,
             conv_first=self.conv_first,
-            input_relu=self.input_relu,
+            relu=relu,
+            input_relu=input_relu,
             work=self.work,
         )
         twin._arranged = self._arranged
